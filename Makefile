@@ -1,0 +1,54 @@
+# memctl — see README.md. Everything is pure Go: CGO_ENABLED=0 everywhere.
+export CGO_ENABLED := 0
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/memctl/memctl/internal/cli.version=$(VERSION)
+BIN     := bin/memctl
+GO      ?= go
+
+.PHONY: all build test script golden demo bench lint tidy-check release-snapshot clean
+
+all: build
+
+## build: the static binary in bin/memctl
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/memctl
+
+## test: vet and every test (unit, golden, testscript)
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+## script: only the testscript suite in testdata/script
+script:
+	$(GO) test ./cmd/memctl
+
+## golden: rewrite golden files (read the diff before committing)
+golden:
+	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl
+	$(GO) test ./internal/... -update
+
+## demo: build memctl and run its main job on the bundled example workspace
+demo: build
+	./examples/demo.sh $(abspath $(BIN))
+
+## bench: benchmarks into bench/new.txt; compare with benchstat bench/old.txt bench/new.txt
+bench:
+	@mkdir -p bench
+	$(GO) test -run='^$$' -bench=. -benchmem -count=10 ./internal/... | tee bench/new.txt
+
+## lint: gofmt and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## tidy-check: go.mod and go.sum are tidy
+tidy-check:
+	$(GO) mod tidy -diff
+
+## release-snapshot: cross-compile every target with goreleaser, without publishing
+release-snapshot:
+	goreleaser release --snapshot --clean
+
+clean:
+	rm -rf bin dist

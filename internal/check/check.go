@@ -1,0 +1,215 @@
+// Package check is the workspace audit behind `memctl check`, the gate CI
+// runs: budgets, files that do not parse, duplicate ids, broken proposal and
+// issue records, and a stale AGENTS.md block. It reads and never writes.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/memctl/memctl/internal/agents"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+// Severity of a finding: errors fail the check, warnings do not.
+type Severity string
+
+// The severities.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Rule names, stable: CI annotations and scripts match on them.
+const (
+	RuleFactsBudget     = "facts-budget"
+	RuleFactsFileBudget = "facts-file-budget"
+	RuleFactsParse      = "facts-parse"
+	RuleFactsDuplicate  = "facts-duplicate-id"
+	RuleProposalJSON    = "proposal-json"
+	RuleIssuesJSONL     = "issues-jsonl"
+	RuleAgentsBlock     = "agents-block"
+	RuleConfig          = "config"
+)
+
+// Finding is one problem, with where it is and what to do about it.
+type Finding struct {
+	Severity Severity
+	Rule     string
+	File     string // relative to the workspace root
+	Line     int    // 0 when the finding is about a whole file
+	Message  string
+	Hint     string
+}
+
+// Report is the result of a check.
+type Report struct {
+	Findings  []Finding
+	Facts     int
+	Lines     int
+	MaxLines  int
+	Proposals int
+	Issues    int
+}
+
+// Errors counts the findings that fail the check.
+func (r *Report) Errors() int { return r.count(Error) }
+
+// Warnings counts the findings that do not fail the check.
+func (r *Report) Warnings() int { return r.count(Warning) }
+
+func (r *Report) count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Run checks the workspace. It returns an error only when it cannot read
+// what it must check; everything wrong inside the files is a finding.
+func Run(ws *config.Workspace) (*Report, error) {
+	r := &Report{MaxLines: ws.Config.Facts.MaxLines}
+	for _, w := range ws.Warnings {
+		r.add(Finding{Severity: Warning, Rule: RuleConfig, File: w.File, Message: w.String(),
+			Hint: "remove the key or fix its name; docs/config.md lists every key"})
+	}
+	if ws.Config.Facts.Enabled {
+		if err := r.checkFacts(ws); err != nil {
+			return nil, err
+		}
+		if err := r.checkProposals(ws); err != nil {
+			return nil, err
+		}
+	}
+	if ws.Config.Tasks.Enabled {
+		if err := r.checkIssues(ws); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.checkAgents(ws); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	return r, nil
+}
+
+func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
+
+func (r *Report) checkFacts(ws *config.Workspace) error {
+	l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
+	if err != nil {
+		return err
+	}
+	cfg := ws.Config.Facts
+	r.Lines = l.Lines()
+	for _, f := range l.Files {
+		r.Facts += len(f.Facts)
+		for _, p := range f.Problems {
+			r.add(Finding{Severity: Error, Rule: RuleFactsParse, File: f.Path, Line: p.Line,
+				Message: p.Message, Hint: "fix the line so the file reads as a Markdown list of facts"})
+		}
+		if f.Lines > cfg.MaxFileLines {
+			r.add(Finding{Severity: Error, Rule: RuleFactsFileBudget, File: f.Path, Line: cfg.MaxFileLines + 1,
+				Message: fmt.Sprintf("%d lines, over the per-file budget of %d", f.Lines, cfg.MaxFileLines),
+				Hint:    "merge or remove facts in this file (memctl propose --action remove), split it by topic, or raise [facts] max_file_lines in " + config.ConfigFile})
+		}
+	}
+	if r.Lines > cfg.MaxLines {
+		file := config.FactsDir
+		if len(l.Files) > 0 {
+			file = largest(l.Files).Path
+		}
+		r.add(Finding{Severity: Error, Rule: RuleFactsBudget, File: file,
+			Message: fmt.Sprintf("facts total %d lines, over the budget of %d (largest file named)", r.Lines, cfg.MaxLines),
+			Hint:    "remove or merge facts (memctl facts --stats shows lines per file), or raise [facts] max_lines in " + config.ConfigFile})
+	}
+	for _, d := range l.Duplicates() {
+		first := d.Facts[0]
+		for _, dup := range d.Facts[1:] {
+			hint := "delete the repeated fact"
+			if dup.ExplicitID {
+				hint = "give one of them another id, or delete the repeated fact"
+			}
+			r.add(Finding{Severity: Error, Rule: RuleFactsDuplicate, File: dup.File, Line: dup.Line,
+				Message: fmt.Sprintf("fact id %q is also used at %s:%d", d.ID, first.File, first.Line), Hint: hint})
+		}
+	}
+	return nil
+}
+
+// largest is the file to point at when the total budget is exceeded.
+func largest(files []*ledger.File) *ledger.File {
+	best := files[0]
+	for _, f := range files[1:] {
+		if f.Lines > best.Lines {
+			best = f
+		}
+	}
+	return best
+}
+
+func (r *Report) checkProposals(ws *config.Workspace) error {
+	problems, n, err := proposal.ValidateDir(ws.Path(config.ProposalsDir), config.ProposalsDir)
+	if err != nil {
+		return err
+	}
+	r.Proposals = n
+	for _, p := range problems {
+		r.add(Finding{Severity: Error, Rule: RuleProposalJSON, File: p.File, Line: p.Line, Message: p.Message,
+			Hint: "fix the JSON by hand, or delete the file and file the proposal again with memctl propose"})
+	}
+	return nil
+}
+
+func (r *Report) checkIssues(ws *config.Workspace) error {
+	problems, n, err := tasks.ValidateFile(ws.Path(config.IssuesFile))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", config.IssuesFile, err)
+	}
+	r.Issues = n
+	for _, p := range problems {
+		r.add(Finding{Severity: Error, Rule: RuleIssuesJSONL, File: config.IssuesFile, Line: p.Line, Message: p.Message,
+			Hint: "each line must be one JSON object with a non-empty \"id\" and \"title\"; fix the line (after a merge, look for conflict markers)"})
+	}
+	return nil
+}
+
+func (r *Report) checkAgents(ws *config.Workspace) error {
+	data, err := os.ReadFile(ws.Path(config.AgentsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		r.add(Finding{Severity: Error, Rule: RuleAgentsBlock, File: config.AgentsFile,
+			Message: "AGENTS.md is missing, so agents are not told to use memctl", Hint: "run memctl init to write it"})
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", config.AgentsFile, err)
+	}
+	switch st, line := agents.Inspect(data); st {
+	case agents.Missing:
+		r.add(Finding{Severity: Error, Rule: RuleAgentsBlock, File: config.AgentsFile,
+			Message: "AGENTS.md has no memctl block", Hint: "run memctl init to add it (text outside the block is kept)"})
+	case agents.Outdated:
+		r.add(Finding{Severity: Error, Rule: RuleAgentsBlock, File: config.AgentsFile, Line: line,
+			Message: "the memctl block in AGENTS.md is outdated or was edited", Hint: "run memctl init to refresh it (text outside the block is kept)"})
+	case agents.Broken:
+		r.add(Finding{Severity: Error, Rule: RuleAgentsBlock, File: config.AgentsFile, Line: line,
+			Message: "the memctl block in AGENTS.md is broken (a begin marker without an end, or two blocks)",
+			Hint:    "keep one block between " + agents.BeginMarker + " and " + agents.EndMarker + ", then run memctl init"})
+	}
+	return nil
+}

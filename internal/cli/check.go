@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/check"
+)
+
+type checkOptions struct {
+	format string
+	json   bool
+}
+
+func newCheckCmd(env *Env) *cobra.Command {
+	var opts checkOptions
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check budgets and files in CI: exit 0 clean, 1 findings, 2 usage or internal error",
+		Long: `Check audits the workspace the way CI should: the facts line budgets (total
+and per file), facts files that do not parse, duplicate fact ids, proposal
+files that are not JSON objects, lines of .beads/issues.jsonl that are not
+records with an id and a title, and a missing or outdated AGENTS.md block.
+Every finding names the file, the line where there is one, and what to do.
+
+With GITHUB_ACTIONS=true the format defaults to github: workflow commands that
+GitHub shows as annotations on the pull request.`,
+		Example: `  memctl check
+  memctl check --json
+  memctl check --format github`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), env, opts) },
+	}
+	cmd.Flags().StringVar(&opts.format, "format", "", "output `format`: text, json or github (default text, github when GITHUB_ACTIONS=true)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON, the same as --format json")
+	return cmd
+}
+
+// checkJSON is the --json shape of check.
+type checkJSON struct {
+	SchemaVersion int                `json:"schema_version"`
+	OK            bool               `json:"ok"`
+	Findings      []checkFindingJSON `json:"findings"`
+	Summary       checkSummaryJSON   `json:"summary"`
+}
+
+type checkFindingJSON struct {
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint"`
+}
+
+type checkSummaryJSON struct {
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+	Facts     int `json:"facts"`
+	Lines     int `json:"lines"`
+	MaxLines  int `json:"max_lines"`
+	Proposals int `json:"proposals"`
+	Issues    int `json:"issues"`
+}
+
+func runCheck(_ context.Context, env *Env, opts checkOptions) error {
+	format := opts.format
+	switch {
+	case opts.json:
+		format = "json"
+	case format == "" && env.Getenv("GITHUB_ACTIONS") == "true":
+		format = "github"
+	case format == "":
+		format = "text"
+	}
+	if format != "text" && format != "json" && format != "github" {
+		return usagef(fmt.Errorf("--format %q: use text, json or github", format))
+	}
+	ws, err := env.workspace(true) // config warnings are findings here
+	if err != nil {
+		return err
+	}
+	r, err := check.Run(ws)
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		err = writeCheckJSON(env.Out, r)
+	case "github":
+		err = writeCheckGitHub(env.Out, r)
+	default:
+		err = writeCheckText(env.Out, r)
+	}
+	if err != nil {
+		return err
+	}
+	if format != "json" {
+		if n := r.Errors(); n > 0 {
+			env.notef("check failed: %s, %s", plural(n, "error"), plural(r.Warnings(), "warning"))
+		} else {
+			env.notef("check passed: %s, %d/%d lines, %s, %s, %s", plural(r.Facts, "fact"), r.Lines, r.MaxLines,
+				plural(r.Proposals, "proposal"), plural(r.Issues, "issue"), plural(r.Warnings(), "warning"))
+		}
+	}
+	if r.Errors() > 0 {
+		return &silentError{code: exitFailure}
+	}
+	return nil
+}
+
+func writeCheckJSON(w io.Writer, r *check.Report) error {
+	out := checkJSON{SchemaVersion: 1, OK: r.Errors() == 0, Findings: make([]checkFindingJSON, 0, len(r.Findings)),
+		Summary: checkSummaryJSON{Errors: r.Errors(), Warnings: r.Warnings(), Facts: r.Facts, Lines: r.Lines,
+			MaxLines: r.MaxLines, Proposals: r.Proposals, Issues: r.Issues}}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, checkFindingJSON{Severity: string(f.Severity), Rule: f.Rule,
+			File: f.File, Line: f.Line, Message: f.Message, Hint: f.Hint})
+	}
+	return writeJSON(w, out)
+}
+
+// writeCheckText prints one finding per line in the file:line: form
+// editors and terminals turn into links, each followed by its hint.
+func writeCheckText(w io.Writer, r *check.Report) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		b.WriteString(f.File)
+		if f.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(f.Line))
+		}
+		fmt.Fprintf(&b, ": %s: %s [%s]\n", f.Severity, f.Message, f.Rule)
+		if f.Hint != "" {
+			fmt.Fprintf(&b, "    hint: %s\n", f.Hint)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeCheckGitHub prints GitHub Actions workflow commands, escaped as
+// actions/toolkit does: data escapes % CR LF, properties also : and ,.
+func writeCheckGitHub(w io.Writer, r *check.Report) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "::%s file=%s", f.Severity, ghProperty(f.File))
+		if f.Line > 0 {
+			fmt.Fprintf(&b, ",line=%d", f.Line)
+		}
+		fmt.Fprintf(&b, ",title=%s::%s\n", ghProperty("memctl "+f.Rule), ghData(f.Message+"\n"+f.Hint))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var (
+	ghDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func ghData(s string) string     { return ghDataEscaper.Replace(s) }
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
+
+// plural writes n and noun, adding an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

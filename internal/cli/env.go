@@ -1,0 +1,123 @@
+// Package cli wires memctl's commands with cobra and renders their
+// results. It is the only package that knows about terminals, flags, exit
+// codes and the process environment; the domain packages below it never
+// print, exit or read the clock.
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// lockWait is how long a write waits for another memctl process to finish
+// before giving up with exit code 5.
+const lockWait = 10 * time.Second
+
+// Env is everything a command may take from the outside world. Tests build
+// their own; the shipped binary uses SystemEnv.
+type Env struct {
+	In        io.Reader
+	Out, Err  io.Writer
+	StdinTTY  bool
+	StdoutTTY bool
+	Getenv    func(string) string
+	Getwd     func() (string, error)
+	Now       func() time.Time
+	Rand      io.Reader
+	// Width is the terminal width for human output; 0 when unknown.
+	Width int
+
+	ws      *config.Workspace
+	wsErr   error
+	warned  bool
+	closers []func() error
+}
+
+// SystemEnv returns the Env of the running process.
+func SystemEnv() *Env {
+	e := &Env{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		Err:       os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		Getenv:    os.Getenv,
+		Getwd:     os.Getwd,
+		Now:       time.Now,
+		Rand:      rand.Reader,
+	}
+	if e.StdoutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			e.Width = w
+		}
+	}
+	return e
+}
+
+// workspace opens the workspace once per process. Unless quiet, it prints
+// the configuration warnings (unknown keys) on stderr the first time.
+func (e *Env) workspace(quiet bool) (*config.Workspace, error) {
+	if e.ws == nil && e.wsErr == nil {
+		dir, err := e.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("find working directory: %w", err)
+		}
+		e.ws, e.wsErr = config.Open(dir)
+	}
+	if e.wsErr != nil {
+		return nil, e.wsErr
+	}
+	if !quiet && !e.warned {
+		for _, w := range e.ws.Warnings {
+			e.warnf("%s", w)
+		}
+	}
+	e.warned = true
+	return e.ws, nil
+}
+
+// Workspace opens the workspace that holds the working directory.
+func (e *Env) Workspace() (*config.Workspace, error) { return e.workspace(false) }
+
+// Lock takes the workspace write lock until the command ends.
+func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
+	return e.lock(ctx, ws.LockPath())
+}
+
+func (e *Env) lock(ctx context.Context, path string) error {
+	l, err := fsx.Acquire(ctx, path, lockWait)
+	if err != nil {
+		return err
+	}
+	e.closers = append(e.closers, l.Release)
+	return nil
+}
+
+// close releases what the command opened, last first.
+func (e *Env) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		if err := e.closers[i](); err != nil {
+			e.warnf("%v", err)
+		}
+	}
+	e.closers = nil
+}
+
+// warnf prints a warning on stderr.
+func (e *Env) warnf(format string, args ...any) {
+	fmt.Fprintf(e.Err, "memctl: warning: "+format+"\n", args...)
+}
+
+// notef prints a note on stderr.
+func (e *Env) notef(format string, args ...any) {
+	fmt.Fprintf(e.Err, "memctl: "+format+"\n", args...)
+}

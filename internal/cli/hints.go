@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/gitx"
+)
+
+// hintError carries the hint a command attached to an error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+
+// withHint attaches what to do next to err.
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hintError{err: err, hint: hint}
+}
+
+// hintFor returns the hint for err: the one a command attached, else the
+// one for a known cause.
+func hintFor(err error) string {
+	var h *hintError
+	var cfgErr *config.Error
+	var usage *usageError
+	switch {
+	case errors.As(err, &h):
+		return h.hint
+	case errors.Is(err, gitx.ErrNotRepo):
+		return `memctl keeps its files in a git repository: run "git init" first, then "memctl init"`
+	case errors.Is(err, config.ErrNoWorkspace):
+		return `run "memctl init" at the top of the repository to set memctl up`
+	case errors.As(err, &cfgErr):
+		return "fix " + cfgErr.File + "; docs/config.md lists every key and its type"
+	case errors.Is(err, fsx.ErrLocked):
+		return "another memctl command is writing to this workspace; wait for it and run the command again"
+	case errors.As(err, &usage):
+		return `run "memctl help" or add --help to the command to see its usage`
+	}
+	return ""
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/agents"
+	"github.com/memctl/memctl/internal/config"
+)
+
+type initOptions struct {
+	prefix string
+	json   bool
+}
+
+func newInitCmd(env *Env) *cobra.Command {
+	var opts initOptions
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Set up memctl in this git repository",
+		Long: `Init creates the memctl workspace at the top of the git repository that holds
+the current directory: .ledger/ (config.toml, facts, proposals, runs,
+playbooks), an empty .beads/issues.jsonl, the merge line in .gitattributes,
+a memctl block in AGENTS.md and, if there is none, a CLAUDE.md that imports
+AGENTS.md. It never overwrites a file; run it again at any time to add what
+is missing or refresh an outdated AGENTS.md block.`,
+		Example: `  memctl init
+  memctl init --prefix api
+  memctl init --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
+	}
+	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: the repository directory's name)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	return cmd
+}
+
+// initJSON is the --json shape of init.
+type initJSON struct {
+	SchemaVersion int      `json:"schema_version"`
+	Root          string   `json:"root"`
+	Prefix        string   `json:"prefix"`
+	Changed       bool     `json:"changed"`
+	Created       []string `json:"created"`
+	Updated       []string `json:"updated"`
+}
+
+func runInit(ctx context.Context, env *Env, opts initOptions) error {
+	if opts.prefix != "" && !config.ValidPrefix(opts.prefix) {
+		return usagef(fmt.Errorf("--prefix %q: use 1 to 32 letters, digits, '-' or '_', starting with a letter or digit", opts.prefix))
+	}
+	dir, err := env.Getwd()
+	if err != nil {
+		return err
+	}
+	repo, err := config.Find(dir)
+	if err != nil {
+		return err
+	}
+	if err := env.lock(ctx, config.LockPath(repo)); err != nil {
+		return err
+	}
+	if err := agents.Plan(repo.Root); err != nil {
+		return withHint(err, "keep one block between "+agents.BeginMarker+" and "+agents.EndMarker+" in AGENTS.md, then run memctl init again")
+	}
+	res, err := config.Init(repo, opts.prefix)
+	if err != nil {
+		return err
+	}
+	ag, err := agents.Install(repo.Root)
+	if err != nil {
+		return err
+	}
+	created := append(res.Created, ag.Created...)
+	updated := append(res.Updated, ag.Updated...)
+	for _, w := range append(res.Warnings, ag.Warnings...) {
+		env.warnf("%s", w)
+	}
+	changed := len(created)+len(updated) > 0
+	for _, p := range created {
+		env.notef("created %s", p)
+	}
+	for _, p := range updated {
+		env.notef("updated %s", p)
+	}
+	if changed {
+		env.notef("initialised memctl in %s (task prefix %q); commit the new files", repo.Root, res.Prefix)
+	} else {
+		env.notef("already initialised in %s; nothing changed", repo.Root)
+	}
+	if opts.json {
+		return writeJSON(env.Out, initJSON{SchemaVersion: 1, Root: repo.Root, Prefix: res.Prefix, Changed: changed,
+			Created: nonNil(created), Updated: nonNil(updated)})
+	}
+	return nil
+}
+
+// nonNil turns a nil slice into an empty one, so JSON says [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// writeJSON prints v as one indented JSON document. HTML characters are
+// not escaped: the output is read by programs, not browsers.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// errorJSON is what stderr gets for a failed command run with --json.
+type errorJSON struct {
+	Error errorBodyJSON `json:"error"`
+}
+
+type errorBodyJSON struct {
+	Code     string `json:"code"`
+	ExitCode int    `json:"exit_code"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint"`
+}
+
+// table renders rows for a person: aligned with a header on a terminal,
+// tab-separated without a header when piped, so that cut and awk work.
+type table struct {
+	env  *Env
+	tw   *tabwriter.Writer
+	rows [][]string
+	head []string
+}
+
+func newTable(env *Env, head ...string) *table {
+	return &table{env: env, head: head}
+}
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) flush() error {
+	if !t.env.StdoutTTY {
+		for _, r := range t.rows {
+			if _, err := fmt.Fprintln(t.env.Out, strings.Join(r, "\t")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(t.env.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(t.head, "\t"))
+	for _, r := range t.rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// oneLine folds text to one line for a table cell.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(n-1, 0)]) + "…"
+}

@@ -1,0 +1,236 @@
+// Package config finds the memctl workspace and loads .ledger/config.toml.
+//
+// The configuration is optional: a workspace without config.toml runs on
+// the defaults below. Load always returns a Config with every default
+// filled in, so callers never check for zero values.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Default budgets. A ledger is read into every session's context, so it is
+// kept small on purpose: 800 lines is roughly 10k tokens.
+const (
+	DefaultMaxLines     = 800
+	DefaultMaxFileLines = 200
+	DefaultEmbed        = "builtin"
+)
+
+// Config is the content of .ledger/config.toml with defaults applied.
+type Config struct {
+	Facts Facts `toml:"facts"`
+	Tasks Tasks `toml:"tasks"`
+	Runs  Layer `toml:"runs"`
+	Index Layer `toml:"index"`
+	Embed Embed `toml:"embed"`
+	Prime Layer `toml:"prime"`
+}
+
+// Layer is the switch every layer has, so a team can adopt memctl one
+// layer at a time.
+type Layer struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// Facts configures the long-term, human-verified layer.
+type Facts struct {
+	Enabled bool `toml:"enabled"`
+	// MaxLines is the line budget of all facts files together.
+	MaxLines int `toml:"max_lines"`
+	// MaxFileLines is the line budget of each facts file.
+	MaxFileLines int `toml:"max_file_lines"`
+}
+
+// Tasks configures the Beads-compatible task graph.
+type Tasks struct {
+	Enabled bool `toml:"enabled"`
+	// Prefix starts every new task id: <prefix>-<hash>.
+	Prefix string `toml:"prefix"`
+}
+
+// Embed chooses the embedder behind recall.
+type Embed struct {
+	Provider string `toml:"provider"`
+}
+
+// Default returns the configuration used when config.toml is missing or
+// leaves a key out. prefix is the task-id prefix.
+func Default(prefix string) Config {
+	return Config{
+		Facts: Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines},
+		Tasks: Tasks{Enabled: true, Prefix: prefix},
+		Runs:  Layer{Enabled: true},
+		Index: Layer{Enabled: true},
+		Embed: Embed{Provider: DefaultEmbed},
+		Prime: Layer{Enabled: true},
+	}
+}
+
+// Error is a problem with a configuration file. Line is 0 when the problem
+// has no single line (a value out of range, say).
+type Error struct {
+	File    string
+	Line    int
+	Key     string
+	Message string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		fmt.Fprintf(&b, "key %q: ", e.Key)
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Warning is a problem that does not stop memctl, such as an unknown key.
+type Warning struct {
+	File    string
+	Key     string
+	Message string
+}
+
+func (w Warning) String() string {
+	if w.Key != "" {
+		return fmt.Sprintf("%s: key %q: %s", w.File, w.Key, w.Message)
+	}
+	return fmt.Sprintf("%s: %s", w.File, w.Message)
+}
+
+// Load reads the configuration at path (named name in messages) over the
+// defaults in base. A missing file gives base unchanged. Unknown keys come
+// back as warnings; syntax errors, wrong types and values out of range as an
+// *Error naming the line where there is one.
+func Load(path, name string, base Config) (Config, []Warning, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return base, nil, nil
+	}
+	if err != nil {
+		return base, nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return Parse(data, name, base)
+}
+
+// Parse decodes config TOML over base; see Load.
+func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
+	cfg := base
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return base, nil, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+		}
+		return base, nil, decodeError(name, err)
+	}
+	var warns []Warning
+	undecoded := md.Undecoded()
+	reported := make(map[string]bool, len(undecoded))
+	for _, k := range undecoded {
+		key := k.String()
+		if len(k) > 1 && reported[k[:len(k)-1].String()] {
+			reported[key] = true // inside an unknown table: the table is reported
+			continue
+		}
+		reported[key] = true
+		msg := "unknown key; memctl ignores it"
+		if s := suggest(key); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		warns = append(warns, Warning{File: name, Key: key, Message: msg})
+	}
+	sort.Slice(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
+	if err := cfg.validate(name); err != nil {
+		return base, warns, err
+	}
+	return cfg, warns, nil
+}
+
+// decodeMessage matches BurntSushi/toml's errors for values of the wrong
+// type, which are not ParseErrors but carry the line in their text.
+var decodeMessage = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+func decodeError(name string, err error) error {
+	m := decodeMessage.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &Error{File: name, Message: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	return &Error{File: name, Line: line, Key: m[2], Message: m[3]}
+}
+
+func (c *Config) validate(name string) error {
+	if c.Facts.MaxLines <= 0 {
+		return &Error{File: name, Key: "facts.max_lines", Message: fmt.Sprintf("must be a positive number of lines, not %d", c.Facts.MaxLines)}
+	}
+	if c.Facts.MaxFileLines <= 0 {
+		return &Error{File: name, Key: "facts.max_file_lines", Message: fmt.Sprintf("must be a positive number of lines, not %d", c.Facts.MaxFileLines)}
+	}
+	if !ValidPrefix(c.Tasks.Prefix) {
+		return &Error{File: name, Key: "tasks.prefix", Message: fmt.Sprintf("%q is not a task-id prefix: use lower-case letters, digits and '-', starting with a letter or digit", c.Tasks.Prefix)}
+	}
+	switch c.Embed.Provider {
+	case "builtin", "ollama", "openai":
+	default:
+		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\" or \"openai\"", c.Embed.Provider)}
+	}
+	return nil
+}
+
+// knownKeys lists every key Config reads, for suggestions on typos.
+func knownKeys() []string {
+	return []string{
+		"facts", "facts.enabled", "facts.max_lines", "facts.max_file_lines",
+		"tasks", "tasks.enabled", "tasks.prefix",
+		"runs", "runs.enabled", "index", "index.enabled",
+		"embed", "embed.provider", "prime", "prime.enabled",
+	}
+}
+
+// suggest returns the known key closest to key if it is a likely typo.
+func suggest(key string) string {
+	best, bestD := "", 3
+	for _, k := range knownKeys() {
+		if d := distance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,105 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestTemplateDecodesToDefaults(t *testing.T) {
+	t.Parallel()
+	tmpl := Template("my-repo")
+	// Decode over a zero Config: every value must come from the template.
+	got, warns, err := Parse(tmpl, "config.toml", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("template has unknown keys: %v", warns)
+	}
+	if want := Default("my-repo"); !reflect.DeepEqual(got, want) {
+		t.Errorf("template decodes to\n%+v\nwant\n%+v", got, want)
+	}
+	for _, k := range knownKeys() {
+		leaf := k[strings.LastIndex(k, ".")+1:]
+		if !strings.Contains(string(tmpl), leaf) {
+			t.Errorf("template does not write out %q", k)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	base := Default("x")
+	t.Run("missing keys keep defaults", func(t *testing.T) {
+		cfg, _, err := Parse([]byte("[facts]\nmax_lines = 300\n"), "c.toml", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Facts.MaxLines != 300 || cfg.Facts.MaxFileLines != DefaultMaxFileLines || !cfg.Facts.Enabled {
+			t.Errorf("got %+v", cfg.Facts)
+		}
+	})
+	t.Run("unknown key is a warning with a suggestion", func(t *testing.T) {
+		_, warns, err := Parse([]byte("[facts]\nmax_line = 3\n[extra]\nx = 1\n"), "c.toml", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 2 {
+			t.Fatalf("warnings = %v", warns)
+		}
+		if warns[1].Key != "facts.max_line" || !strings.Contains(warns[1].Message, `"facts.max_lines"`) {
+			t.Errorf("warning = %+v", warns[1])
+		}
+		if warns[0].Key != "extra" {
+			t.Errorf("warning = %+v", warns[0])
+		}
+	})
+	t.Run("syntax error names the line", func(t *testing.T) {
+		_, _, err := Parse([]byte("[facts]\nmax_lines = 3\nmax_file_lines = = 4\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != 3 || ce.File != "c.toml" {
+			t.Fatalf("err = %#v", err)
+		}
+	})
+	t.Run("wrong type names the line and key", func(t *testing.T) {
+		_, _, err := Parse([]byte("[facts]\n\nmax_lines = \"many\"\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != 3 || ce.Key != "facts.max_lines" || !strings.Contains(ce.Message, "incompatible types") {
+			t.Fatalf("err = %#v", err)
+		}
+	})
+	t.Run("out of range value", func(t *testing.T) {
+		_, _, err := Parse([]byte("[facts]\nmax_file_lines = 0\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "facts.max_file_lines" {
+			t.Fatalf("err = %#v", err)
+		}
+	})
+	t.Run("bad prefix", func(t *testing.T) {
+		_, _, err := Parse([]byte("[tasks]\nprefix = \"a.b\"\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "tasks.prefix" {
+			t.Fatalf("err = %#v", err)
+		}
+	})
+}
+
+func TestDefaultPrefix(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"/src/memctl":        "memctl",
+		"/src/My_Repo.go":    "my-repo-go",
+		"/src/--weird  name": "weird-name",
+		"/src/___":           "tk",
+		"/src/Beads2":        "beads2",
+	} {
+		if got := DefaultPrefix(in); got != want {
+			t.Errorf("DefaultPrefix(%q) = %q, want %q", in, got, want)
+		}
+		if !ValidPrefix(DefaultPrefix(in)) {
+			t.Errorf("DefaultPrefix(%q) is not a valid prefix", in)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/gitx"
+)
+
+// AttrsLine routes .beads/issues.jsonl through memctl's keyed merge driver.
+// Without the driver configured, git falls back to its text merge, so the
+// line is harmless in a clone that has not run `memctl init`.
+const AttrsLine = ".beads/issues.jsonl merge=memctl"
+
+// starterFacts are the facts files a new workspace gets: a title and one
+// line saying what belongs there.
+var starterFacts = []struct{ name, title, about string }{
+	{"architecture", "Architecture", "Decisions about the system's structure and why they were made: components, boundaries, data flow."},
+	{"invariants", "Invariants", "What must always hold in this codebase; breaking one is a bug."},
+	{"performance_rules", "Performance rules", "Rules that keep hot paths fast, each with the measurement behind it."},
+	{"pitfalls", "Pitfalls", "Mistakes made here before, and how to avoid them."},
+	{"preferences", "Preferences", "How this team likes things done: style, tools, review habits."},
+}
+
+// InitResult says what Init did. Paths are relative to the root.
+type InitResult struct {
+	Prefix   string
+	Created  []string
+	Updated  []string
+	Warnings []string
+}
+
+// Changed reports whether Init wrote anything.
+func (r *InitResult) Changed() bool { return len(r.Created)+len(r.Updated) > 0 }
+
+// LockPath is the file whose lock serialises memctl writes in the working
+// tree of repo. It lives in the git directory, so it is never committed.
+func LockPath(repo *gitx.Repo) string {
+	return filepath.Join(repo.GitDir, "memctl", "lock")
+}
+
+// Init creates what is missing of the workspace layout in repo: the
+// .ledger tree with config.toml and the starter facts files, an empty
+// .beads/issues.jsonl, and the merge line in .gitattributes. It never
+// overwrites an existing file. prefix is the task-id prefix for a new
+// config.toml ("" for the default); an existing config keeps its own.
+func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
+	root := repo.Root
+	res := &InitResult{}
+	path := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+
+	cfgPath := path(ConfigFile)
+	if _, err := os.Stat(cfgPath); err == nil {
+		cfg, _, err := Load(cfgPath, ConfigFile, Default(DefaultPrefix(root)))
+		if err != nil {
+			return nil, err
+		}
+		if prefix != "" && prefix != cfg.Tasks.Prefix {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s already sets the task prefix %q; --prefix %q was not applied (edit [tasks] prefix to change it)", ConfigFile, cfg.Tasks.Prefix, prefix))
+		}
+		prefix = cfg.Tasks.Prefix
+	} else if prefix == "" {
+		prefix = DefaultPrefix(root)
+	}
+	res.Prefix = prefix
+
+	for _, dir := range []string{LedgerDir, FactsDir, ProposalsDir, RunsDir, PlaybooksDir, ".beads"} {
+		if _, err := fsx.MkdirAll(path(dir)); err != nil {
+			return nil, err
+		}
+	}
+	type file struct {
+		rel  string
+		data []byte
+	}
+	files := []file{{ConfigFile, Template(prefix)}}
+	for _, f := range starterFacts {
+		files = append(files, file{FactsDir + "/" + f.name + ".md", []byte("# " + f.title + "\n\n" + f.about + "\n")})
+	}
+	for _, dir := range []string{ProposalsDir, RunsDir, PlaybooksDir} {
+		files = append(files, file{dir + "/.gitkeep", nil})
+	}
+	files = append(files, file{IssuesFile, nil})
+	for _, f := range files {
+		created, err := fsx.CreateFile(path(f.rel), f.data, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			res.Created = append(res.Created, f.rel)
+		}
+	}
+	return res, ensureAttrs(path(AttrsFile), res)
+}
+
+// ensureAttrs adds AttrsLine to .gitattributes unless an equivalent line is
+// there. A symbolic link is left alone with a warning.
+func ensureAttrs(file string, res *InitResult) error {
+	fi, err := os.Lstat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := fsx.WriteFile(file, []byte(AttrsLine+"\n"), 0o644); err != nil {
+			return err
+		}
+		res.Created = append(res.Created, AttrsFile)
+		return nil
+	case err != nil:
+		return fmt.Errorf("read %s: %w", AttrsFile, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s is a symbolic link; memctl does not write through links. Add this line yourself: %s", AttrsFile, AttrsLine))
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", AttrsFile, err)
+	}
+	if hasAttrsLine(data) {
+		return nil
+	}
+	out := append([]byte{}, data...)
+	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	out = append(out, AttrsLine+"\n"...)
+	if err := fsx.WriteFile(file, out, 0o644); err != nil {
+		return err
+	}
+	res.Updated = append(res.Updated, AttrsFile)
+	return nil
+}
+
+// hasAttrsLine reports whether .gitattributes already routes the issues
+// file to the memctl driver.
+func hasAttrsLine(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || (f[0] != ".beads/issues.jsonl" && f[0] != "/.beads/issues.jsonl") {
+			continue
+		}
+		for _, attr := range f[1:] {
+			if attr == "merge=memctl" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Template returns the config.toml that `memctl init` writes: every key,
+// set to its default and explained, so a team can see what it may change.
+func Template(prefix string) []byte {
+	d := Default(prefix)
+	return fmt.Appendf(nil, `# memctl configuration. Every key is written out with its default value;
+# change what your team needs and commit the file. Reference: docs/config.md
+# in the memctl repository. Each layer can be switched off on its own: its
+# commands then say so on stderr and return empty results.
+
+[facts]
+# Long-term, human-verified facts in .ledger/facts/*.md.
+enabled = %t
+# Line budget for all facts files together; "memctl check" fails above it.
+# Facts are read into every agent session, so keep them short.
+max_lines = %d
+# Line budget for any one facts file.
+max_file_lines = %d
+
+[tasks]
+# The Beads-compatible task graph in .beads/issues.jsonl.
+enabled = %t
+# New task ids are <prefix>-<hash>, as in Beads.
+prefix = %s
+
+[runs]
+# Run records and digests in .ledger/runs/.
+enabled = %t
+
+[index]
+# The local recall index (a cache under .git/memctl/, never committed).
+enabled = %t
+
+[embed]
+# Embedder for recall: "builtin" works offline with no download.
+provider = %s
+
+[prime]
+# Session-start context from "memctl prime".
+enabled = %t
+`, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines,
+		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
+		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), d.Prime.Enabled)
+}

@@ -1,0 +1,105 @@
+// Package fsx holds the file-system primitives every memctl write goes
+// through: atomic replacement of a file and the workspace lock that
+// serialises concurrent memctl processes.
+package fsx
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrSymlink is returned when a write would go through a symbolic link.
+// memctl never writes through links: the target may live outside the
+// repository, and replacing the link would silently change what it is.
+var ErrSymlink = errors.New("is a symbolic link")
+
+// WriteFile replaces path with data atomically: the bytes go to a temporary
+// file in the same directory, which is synced and then renamed over path, so
+// a reader sees either the old or the new content and a crash leaves no
+// half-written file. An existing file keeps its permission bits; a new one
+// gets perm. A symbolic link at path is refused with ErrSymlink.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("write %s: %w", path, ErrSymlink)
+		}
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = tmp.Close()
+			_ = os.Remove(tmpName)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	ok = true
+	syncDir(dir)
+	return nil
+}
+
+// CreateFile writes data to path only if nothing exists there yet. It
+// reports whether it wrote. Like WriteFile it is atomic, so a concurrent
+// reader never sees a partial file.
+func CreateFile(path string, data []byte, perm fs.FileMode) (bool, error) {
+	if _, err := os.Lstat(path); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := WriteFile(path, data, perm); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// MkdirAll creates dir and its parents and reports whether dir was new.
+func MkdirAll(dir string) (bool, error) {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return false, fmt.Errorf("create directory %s: a file is in the way", dir)
+		}
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("create directory %s: %w", dir, err)
+	}
+	return true, nil
+}
+
+// syncDir makes a rename durable on file systems that need the directory
+// synced too. Failure is ignored: some platforms cannot sync directories and
+// the rename itself has already happened.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}

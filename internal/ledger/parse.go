@@ -1,0 +1,249 @@
+// Package ledger reads the facts ledger: Markdown files in .ledger/facts/,
+// one per category, in which every top-level list item is one fact.
+//
+// Files are parsed with goldmark to find the facts, but every position is
+// kept as a line range of the original bytes, so that edits (in the review
+// layer) splice lines and never reformat text memctl did not change.
+package ledger
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/memctl/memctl/internal/ids"
+)
+
+// Fact is one top-level list item of a facts file.
+type Fact struct {
+	// ID is the explicit id written in the fact (<!-- id:… -->) or, without
+	// one, the id derived from category and text.
+	ID string
+	// ExplicitID says the id was written in the file.
+	ExplicitID bool
+	Category   string
+	// Text is the item without its list marker, continuation indentation
+	// and id comment.
+	Text string
+	// File is the path of the facts file relative to the workspace root.
+	File string
+	// Line and EndLine are the item's first and last lines, 1-based and
+	// inclusive, trailing blank lines excluded.
+	Line, EndLine int
+}
+
+// Problem is something in a facts file that memctl cannot read as facts.
+type Problem struct {
+	Line    int
+	Message string
+}
+
+// File is one parsed facts file.
+type File struct {
+	Category string
+	// Path is relative to the workspace root, slash-separated.
+	Path string
+	// Lines counts lines as wc -l does, plus a last line without newline.
+	Lines    int
+	Facts    []Fact
+	Problems []Problem
+}
+
+// idComment matches an explicit fact id: <!-- id:f-abc1234 -->.
+var idComment = regexp.MustCompile(`<!--\s*id:(.*?)-->`)
+
+// mdParser is goldmark's CommonMark block parser. Only the block structure
+// is needed, so inline parsing is left to the default (it is cheap).
+var mdParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
+// CountLines counts lines as wc -l does, plus one for a last line that has
+// no newline.
+func CountLines(src []byte) int {
+	n := bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// Parse reads one facts file. It never fails: what it cannot read becomes a
+// Problem, and the facts it could read are still returned.
+func Parse(category, path string, src []byte) *File {
+	f := &File{Category: category, Path: path, Lines: CountLines(src)}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		f.Problems = append(f.Problems, Problem{Line: lineAt(src, i), Message: "contains a NUL byte; facts files are text"})
+		return f
+	}
+	if !utf8.Valid(src) {
+		f.Problems = append(f.Problems, Problem{Line: firstInvalidUTF8Line(src), Message: "is not valid UTF-8; save the file as UTF-8"})
+		return f
+	}
+	lines := splitLines(src)
+	idx := newLineIndex(src)
+	doc := mdParser.Parse(text.NewReader(src))
+	for top := doc.FirstChild(); top != nil; top = top.NextSibling() {
+		list, ok := top.(*ast.List)
+		if !ok {
+			continue
+		}
+		limit := len(lines) // last line the list's items may reach (1-based)
+		if next := top.NextSibling(); next != nil && next.Pos() >= 0 {
+			limit = idx.line(next.Pos()) - 1
+		}
+		for item := list.FirstChild(); item != nil; item = item.NextSibling() {
+			end := limit
+			if next := item.NextSibling(); next != nil && next.Pos() >= 0 {
+				end = idx.line(next.Pos()) - 1
+			}
+			f.addItem(item, idx, lines, end)
+		}
+	}
+	return f
+}
+
+// addItem turns one top-level list item into a fact. end is the last line
+// the item can reach; trailing blank lines are cut from it.
+func (f *File) addItem(item ast.Node, idx lineIndex, lines []string, end int) {
+	if item.Pos() < 0 {
+		return
+	}
+	start := idx.line(item.Pos())
+	for end > start && strings.TrimSpace(lines[end-1]) == "" {
+		end--
+	}
+	body := itemText(lines[start-1 : end])
+	fact := Fact{Category: f.Category, File: f.Path, Line: start, EndLine: end}
+	matches := idComment.FindAllStringSubmatchIndex(body, -1)
+	switch {
+	case len(matches) > 1:
+		f.Problems = append(f.Problems, Problem{Line: start, Message: "fact has more than one <!-- id:… --> comment; keep one"})
+		return
+	case len(matches) == 1:
+		m := matches[0]
+		id := strings.TrimSpace(body[m[2]:m[3]])
+		if !ids.Valid(id) {
+			f.Problems = append(f.Problems, Problem{Line: start, Message: fmt.Sprintf("fact id %q is not valid: use letters, digits, '.', '_' or '-'", id)})
+			return
+		}
+		fact.ID, fact.ExplicitID = id, true
+		body = body[:m[0]] + body[m[1]:]
+	}
+	fact.Text = tidy(body)
+	if fact.Text == "" {
+		f.Problems = append(f.Problems, Problem{Line: start, Message: "empty list item; write the fact after the marker or delete the line"})
+		return
+	}
+	if !fact.ExplicitID {
+		fact.ID = ids.Fact(f.Category, fact.Text)
+	}
+	f.Facts = append(f.Facts, fact)
+}
+
+// itemText strips the list marker from the first line and the content
+// indentation from the others.
+func itemText(lines []string) string {
+	first := lines[0]
+	i := 0
+	for i < len(first) && first[i] == ' ' {
+		i++
+	}
+	// Marker: one of -*+ or digits followed by . or ).
+	j := i
+	for j < len(first) && first[j] >= '0' && first[j] <= '9' {
+		j++
+	}
+	if j > i && j < len(first) && (first[j] == '.' || first[j] == ')') {
+		j++
+	} else if j == i && j < len(first) && strings.IndexByte("-*+", first[j]) >= 0 {
+		j++
+	}
+	pad := 0
+	for k := j; k < len(first) && first[k] == ' '; k++ {
+		pad++
+	}
+	if pad > 4 { // indented code right after the marker: content starts one space in
+		pad = 1
+	}
+	indent := j + pad
+	var b strings.Builder
+	b.WriteString(first[min(indent, len(first)):])
+	for _, l := range lines[1:] {
+		b.WriteByte('\n')
+		n := 0
+		for n < len(l) && n < indent && l[n] == ' ' {
+			n++
+		}
+		b.WriteString(l[n:])
+	}
+	return b.String()
+}
+
+// tidy trims trailing white space from every line and blank lines from both
+// ends.
+func tidy(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// splitLines splits src into lines without their line endings.
+func splitLines(src []byte) []string {
+	s := string(src)
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// lineIndex maps byte offsets to line numbers.
+type lineIndex []int // byte offset where each line starts
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, c := range src {
+		if c == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+// line returns the 1-based line holding byte offset off.
+func (idx lineIndex) line(off int) int {
+	n, _ := slices.BinarySearch(idx, off+1) // lines starting at or before off
+	return n
+}
+
+// lineAt returns the 1-based line holding byte offset off.
+func lineAt(src []byte, off int) int {
+	return bytes.Count(src[:min(off, len(src))], []byte{'\n'}) + 1
+}
+
+func firstInvalidUTF8Line(src []byte) int {
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size == 1 {
+			return lineAt(src, i)
+		}
+		i += size
+	}
+	return 1
+}

@@ -1,0 +1,56 @@
+package proposal
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidateJSON(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		ok   bool
+		line int
+		msg  string
+	}{
+		{`{"id":"p1"}`, true, 0, ""},
+		{"{\n  \"id\": \"p1\",\n  \"content\": \"x\"\n}\n", true, 0, ""},
+		{"{\n  \"id\": \"p1\"\n  \"content\": \"x\"\n}\n", false, 3, "invalid JSON"},
+		{"{\n  \"id\": \"p1\",\n", false, 2, "unexpected end"},
+		{"", false, 1, "empty"},
+		{"\n[1, 2]\n", false, 2, "JSON array, not an object"},
+		{`"text"`, false, 1, "JSON string, not an object"},
+	} {
+		line, msg, ok := ValidateJSON([]byte(c.in))
+		if ok != c.ok || line != c.line || !strings.Contains(msg, c.msg) {
+			t.Errorf("ValidateJSON(%q) = %d, %q, %v; want %d, %q, %v", c.in, line, msg, ok, c.line, c.msg, c.ok)
+		}
+	}
+}
+
+func TestValidateDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.json":    `{"id":"a"}`,
+		"b.json":    `{"id":`,
+		"notes.txt": "not json, not checked",
+		".tmp.json": "partial write, not checked",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problems, n, err := ValidateDir(dir, ".ledger/proposals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || len(problems) != 1 || problems[0].File != ".ledger/proposals/b.json" {
+		t.Errorf("ValidateDir = %+v, %d", problems, n)
+	}
+	if p, n, err := ValidateDir(filepath.Join(dir, "missing"), "x"); err != nil || n != 0 || p != nil {
+		t.Errorf("missing directory: %v, %d, %v", p, n, err)
+	}
+}

@@ -1,0 +1,83 @@
+package tasks
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestValidateJSONL(t *testing.T) {
+	t.Parallel()
+	in := strings.Join([]string{
+		`{"id":"bd-1","title":"ok","priority":2}`,
+		`{"_type":"issue","id":"bd-2","title":"v1.0.3 shape"}`,
+		`{"_type":"memory","key":"k","value":"v"}`,
+		`{"id":"bd-3","title":"","status":"tombstone"}`,
+		``,
+		`{"id":"bd-4"}`,
+		`{"id":"","title":"empty id"}`,
+		`{"id":5,"title":"number id"}`,
+		`["not","an","object"]`,
+		`{"id":"bd-9","title":"x"`,
+		`{"id":"bd-10","title":"   "}`,
+	}, "\n") + "\n"
+	problems, n := ValidateJSONL([]byte(in))
+	if n != 10 {
+		t.Errorf("records = %d, want 10", n)
+	}
+	want := []string{
+		`6 title "title" is missing`,
+		`7 id "id" is empty`,
+		`8 id "id" is not a string`,
+		`9  line is a JSON array, not an object`,
+		`10  invalid JSON: unexpected end of JSON input`,
+		`11 title "title" is empty`,
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, fmt.Sprintf("%d %s %s", p.Line, p.Field, p.Message))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestValidateJSONLParallelMatchesOrder(t *testing.T) {
+	t.Parallel()
+	data := genIssues(rand.New(rand.NewPCG(3, 4)), 9000)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for _, i := range []int{10, 4500, 8999} {
+		lines[i] = `{"id":"broken"}`
+	}
+	problems, n := ValidateJSONL([]byte(strings.Join(lines, "\n") + "\n"))
+	if n != 9000 || len(problems) != 3 {
+		t.Fatalf("n = %d, problems = %+v", n, problems)
+	}
+	for i, line := range []int{11, 4501, 9000} {
+		if problems[i].Line != line {
+			t.Errorf("problem %d at line %d, want %d", i, problems[i].Line, line)
+		}
+	}
+}
+
+// genIssues makes n issue lines of bd's shape and realistic size.
+func genIssues(r *rand.Rand, n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"bench-%05x","title":"Fix ready queue %d under concurrent agents","description":"%s","status":"open","priority":%d,"issue_type":"task","created_at":"2026-01-02T03:04:05Z","created_by":"alice","updated_at":"2026-01-03T03:04:05Z","labels":["cli","perf"],"dependencies":[{"issue_id":"bench-%05x","depends_on_id":"bench-%05x","type":"blocks","created_at":"2026-01-02T03:04:05Z","created_by":"alice"}],"comments":[{"id":%d,"issue_id":"bench-%05x","author":"bob","text":"looked at it","created_at":"2026-01-02T03:04:05Z"}]}`+"\n",
+			i, i, strings.Repeat("Some words about the problem. ", 1+r.IntN(12)), r.IntN(5), i, r.IntN(max(i, 1)), i, i)
+	}
+	return []byte(b.String())
+}
+
+func BenchmarkValidateJSONL10k(b *testing.B) {
+	data := genIssues(rand.New(rand.NewPCG(1, 2)), 10_000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, n := ValidateJSONL(data); len(p) != 0 || n != 10_000 {
+			b.Fatal(p, n)
+		}
+	}
+}
