@@ -79,7 +79,11 @@ func (r *Report) count(s Severity) int {
 func Run(ws *config.Workspace) (*Report, error) {
 	r := &Report{MaxLines: ws.Config.Facts.MaxLines}
 	for _, w := range ws.Warnings {
-		r.add(Finding{Severity: Warning, Rule: RuleConfig, File: w.File, Message: w.String(),
+		msg := w.Message
+		if w.Key != "" {
+			msg = fmt.Sprintf("key %q: %s", w.Key, w.Message)
+		}
+		r.add(Finding{Severity: Warning, Rule: RuleConfig, File: w.File, Message: msg,
 			Hint: "remove the key or fix its name; docs/config.md lists every key"})
 	}
 	if ws.Config.Facts.Enabled {

@@ -18,9 +18,10 @@ import (
 	"github.com/memctl/memctl/internal/fsx"
 )
 
-// lockWait is how long a write waits for another memctl process to finish
-// before giving up with exit code 5.
-const lockWait = 10 * time.Second
+// defaultLockWait is how long a write waits for another memctl process to
+// finish before giving up with exit code 5; MEMCTL_LOCK_TIMEOUT (a Go
+// duration such as "30s") changes it.
+const defaultLockWait = 10 * time.Second
 
 // Env is everything a command may take from the outside world. Tests build
 // their own; the shipped binary uses SystemEnv.
@@ -94,7 +95,15 @@ func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
 }
 
 func (e *Env) lock(ctx context.Context, path string) error {
-	l, err := fsx.Acquire(ctx, path, lockWait)
+	wait := defaultLockWait
+	if v := e.Getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return usagef(fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v))
+		}
+		wait = d
+	}
+	l, err := fsx.Acquire(ctx, path, wait)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"math/rand/v2"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/memctl/memctl/internal/cli"
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// testNow is the clock of every script unless it sets MEMCTL_TEST_NOW.
+const testNow = "2026-11-22T10:00:00Z"
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"memctl": func() { os.Exit(cli.Main(context.Background(), os.Args[1:], testEnv())) },
+	})
+}
+
+// testEnv is the system Env with the clock and randomness pinned, so that
+// scripts can compare output byte for byte. Only tests read MEMCTL_TEST_NOW:
+// the shipped binary has no hidden clock switch.
+func testEnv() *cli.Env {
+	env := cli.SystemEnv()
+	now, err := time.Parse(time.RFC3339, os.Getenv("MEMCTL_TEST_NOW"))
+	if err != nil {
+		now, _ = time.Parse(time.RFC3339, testNow)
+	}
+	env.Now = func() time.Time { return now }
+	env.Rand = chachaReader{rand.NewChaCha8([32]byte{'m', 'e', 'm', 'c', 't', 'l'})}
+	return env
+}
+
+type chachaReader struct{ c *rand.ChaCha8 }
+
+func (r chachaReader) Read(p []byte) (int, error) { return r.c.Read(p) }
+
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("MEMCTL_UPDATE") == "1",
+		Setup:               scriptSetup,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gitinit":    cmdGitInit,
+			"stdout2env": cmdStdout2Env,
+			"holdlock":   cmdHoldLock,
+			"exitcode":   cmdExitCode,
+		},
+	})
+}
+
+// scriptSetup gives every script its own home and git configuration, so
+// nothing of the developer's machine leaks in.
+func scriptSetup(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := filepath.Join(home, ".gitconfig")
+	if err := os.WriteFile(gitconfig, []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME":      filepath.Join(home, ".cache"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_CONFIG_GLOBAL":   gitconfig,
+		"MEMCTL_TEST_NOW":     testNow,
+		"GITHUB_ACTIONS":      "",
+		"NO_COLOR":            "1",
+	} {
+		env.Setenv(k, v)
+	}
+	env.Values[lockKey{}] = &lockHolder{}
+	return nil
+}
+
+// gitinit [dir]: make dir (default: the work dir) a git repository, with
+// go-git so the scripts need no git binary.
+func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: gitinit [dir]")
+	}
+	dir := ts.Getenv("WORK")
+	if len(args) == 1 {
+		dir = ts.MkAbs(args[0])
+	}
+	if _, err := git.PlainInit(dir, false); err != nil {
+		ts.Fatalf("gitinit: %v", err)
+	}
+}
+
+// stdout2env NAME: set $NAME to the last command's stdout, trimmed.
+func cmdStdout2Env(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stdout2env NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// exitcode N PROG [ARGS...]: run PROG like exec and require exit code N,
+// so scripts pin memctl's documented codes, not just "non-zero".
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// holdlock PATH | holdlock -release: take (or let go of) the file lock memctl
+// uses for workspace writes, from this test process, so a script can show
+// what a second writer sees.
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdlock PATH | holdlock -release")
+	}
+	h := ts.Value(lockKey{}).(*lockHolder)
+	if args[0] == "-release" {
+		ts.Check(h.lock.Release())
+		return
+	}
+	l, err := fsx.Acquire(context.Background(), ts.MkAbs(args[0]), time.Second)
+	if err != nil {
+		ts.Fatalf("holdlock: %v", err)
+	}
+	h.lock = l
+	ts.Defer(func() { _ = l.Release() })
+}
+
+type lockKey struct{}
+
+type lockHolder struct{ lock *fsx.Lock }
