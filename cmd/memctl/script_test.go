@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"math/rand/v2"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
