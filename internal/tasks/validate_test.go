@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
 
 func TestValidateJSONL(t *testing.T) {
@@ -45,7 +47,7 @@ func TestValidateJSONL(t *testing.T) {
 
 func TestValidateJSONLParallelMatchesOrder(t *testing.T) {
 	t.Parallel()
-	data := genIssues(rand.New(rand.NewPCG(3, 4)), 9000)
+	data := taskstest.JSONL(rand.New(rand.NewPCG(3, 4)), 9000)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	for _, i := range []int{10, 4500, 8999} {
 		lines[i] = `{"id":"broken"}`
@@ -61,18 +63,8 @@ func TestValidateJSONLParallelMatchesOrder(t *testing.T) {
 	}
 }
 
-// genIssues makes n issue lines of bd's shape and realistic size.
-func genIssues(r *rand.Rand, n int) []byte {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `{"id":"bench-%05x","title":"Fix ready queue %d under concurrent agents","description":"%s","status":"open","priority":%d,"issue_type":"task","created_at":"2026-01-02T03:04:05Z","created_by":"alice","updated_at":"2026-01-03T03:04:05Z","labels":["cli","perf"],"dependencies":[{"issue_id":"bench-%05x","depends_on_id":"bench-%05x","type":"blocks","created_at":"2026-01-02T03:04:05Z","created_by":"alice"}],"comments":[{"id":%d,"issue_id":"bench-%05x","author":"bob","text":"looked at it","created_at":"2026-01-02T03:04:05Z"}]}`+"\n",
-			i, i, strings.Repeat("Some words about the problem. ", 1+r.IntN(12)), r.IntN(5), i, r.IntN(max(i, 1)), i, i)
-	}
-	return []byte(b.String())
-}
-
 func BenchmarkValidateJSONL10k(b *testing.B) {
-	data := genIssues(rand.New(rand.NewPCG(1, 2)), 10_000)
+	data := taskstest.JSONL(rand.New(rand.NewPCG(1, 2)), 10_000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

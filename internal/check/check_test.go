@@ -1,0 +1,141 @@
+package check
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/internal/agents"
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/tasks/taskstest"
+)
+
+// workspace writes files (slash paths relative to the root) and returns a
+// workspace over them with cfg.
+func workspace(t testing.TB, cfg config.Config, files map[string]string) *config.Workspace {
+	t.Helper()
+	root := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &config.Workspace{Root: root, Config: cfg}
+}
+
+func rules(r *Report) string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, fmt.Sprintf("%s %s:%d", f.Rule, f.File, f.Line))
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default("t")
+	cfg.Facts.MaxLines, cfg.Facts.MaxFileLines = 10, 6
+	ws := workspace(t, cfg, map[string]string{
+		"AGENTS.md":                  agents.Block(),
+		".ledger/facts/a.md":         "# A\n\n- one\n- two\n",
+		".ledger/facts/b.md":         "# B\n\n- 1\n- 2\n- 3\n- 4\n- 5\n",
+		".ledger/proposals/ok.json":  `{"id":"ok"}`,
+		".ledger/proposals/bad.json": `{"id":`,
+		".beads/issues.jsonl":        "{\"id\":\"x-1\",\"title\":\"t\"}\n{\"id\":\"x-2\"}\n",
+	})
+	r, err := Run(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"issues-jsonl .beads/issues.jsonl:2",
+		"facts-budget .ledger/facts/b.md:0",
+		"facts-file-budget .ledger/facts/b.md:7",
+		"proposal-json .ledger/proposals/bad.json:1",
+	}, "\n")
+	if got := rules(r); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if r.Facts != 7 || r.Lines != 11 || r.Proposals != 2 || r.Issues != 2 || r.Errors() != 4 {
+		t.Errorf("summary = %+v", r)
+	}
+}
+
+func TestRunDisabledLayersAreSkipped(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default("t")
+	cfg.Facts.Enabled, cfg.Tasks.Enabled = false, false
+	ws := workspace(t, cfg, map[string]string{
+		"AGENTS.md":                  agents.Block(),
+		".ledger/facts/a.md":         "-\n",
+		".ledger/proposals/bad.json": `[`,
+		".beads/issues.jsonl":        "nonsense\n",
+	})
+	r, err := Run(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 0 {
+		t.Errorf("findings in disabled layers: %s", rules(r))
+	}
+}
+
+// benchWorkspace is the workspace of the check target: 1,000 proposal files,
+// a 10,000-line issues.jsonl and about 800 lines of facts. Set
+// MEMCTL_BENCH_ISSUES to an issues.jsonl (e.g. one made by
+// shared/bench/beads/gen_beads_jsonl.py) to check that file instead.
+func benchWorkspace(b *testing.B) *config.Workspace {
+	r := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{"AGENTS.md": agents.Block()}
+	for i := range 1000 {
+		files[fmt.Sprintf(".ledger/proposals/p%04d.json", i)] = fmt.Sprintf(`{
+  "schema_version": 1,
+  "id": "p%04d",
+  "action": "add",
+  "category": "pitfalls",
+  "content": "Proposal number %d: keep the ready queue sorted by priority, then age.",
+  "reason": "seen in run %d",
+  "status": "pending"
+}
+`, i, i, r.IntN(1000))
+	}
+	issues := taskstest.JSONL(r, 10_000)
+	if p := os.Getenv("MEMCTL_BENCH_ISSUES"); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		issues = data
+	}
+	files[".beads/issues.jsonl"] = string(issues)
+	for _, cat := range []string{"architecture", "invariants", "performance_rules", "pitfalls", "preferences"} {
+		var f strings.Builder
+		f.WriteString("# " + cat + "\n\n")
+		for i := range 155 {
+			fmt.Fprintf(&f, "- %s fact %d: the index is a cache, rebuilt from files; never commit it.\n", cat, i)
+		}
+		files[".ledger/facts/"+cat+".md"] = f.String()
+	}
+	return workspace(b, config.Default("bench"), files)
+}
+
+func BenchmarkCheck1kProposals10kIssues(b *testing.B) {
+	ws := benchWorkspace(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Run(ws)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Errors() != 0 || r.Proposals != 1000 || r.Issues != 10_000 {
+			b.Fatalf("unexpected report: %d errors, %d proposals, %d issues: %s", r.Errors(), r.Proposals, r.Issues, rules(r))
+		}
+	}
+}

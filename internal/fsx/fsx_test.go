@@ -1,0 +1,165 @@
+package fsx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestWriteFileReplacesAtomicallyAndKeepsMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != "new" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode = %v, want 0600 kept", fi.Mode().Perm())
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
+	}
+}
+
+func TestWriteFileRefusesSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("x"), 0o644); !errors.Is(err, ErrSymlink) {
+		t.Fatalf("err = %v, want ErrSymlink", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("target changed to %q", got)
+	}
+}
+
+func TestCreateFileNeverOverwrites(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "f")
+	created, err := CreateFile(p, []byte("first"), 0o644)
+	if err != nil || !created {
+		t.Fatalf("first CreateFile = %v, %v", created, err)
+	}
+	created, err = CreateFile(p, []byte("second"), 0o644)
+	if err != nil || created {
+		t.Fatalf("second CreateFile = %v, %v", created, err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "first" {
+		t.Errorf("content = %q", got)
+	}
+}
+
+func TestLockExcludesSecondHolder(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "sub", "lock")
+	ctx := context.Background()
+	a, err := Acquire(ctx, p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Acquire(ctx, p, 50*time.Millisecond); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Acquire err = %v, want ErrLocked", err)
+	}
+	// A waiter gets the lock once the holder lets go.
+	done := make(chan error, 1)
+	go func() {
+		b, err := Acquire(ctx, p, 5*time.Second)
+		if err == nil {
+			err = b.Release()
+		}
+		done <- err
+	}()
+	time.Sleep(60 * time.Millisecond)
+	if err := a.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("waiter: %v", err)
+	}
+	if err := a.Release(); err != nil {
+		t.Errorf("second Release: %v", err)
+	}
+}
+
+func TestLockHonoursContext(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "lock")
+	a, err := Acquire(context.Background(), p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Acquire(ctx, p, time.Minute); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestLockedReadModifyWriteLosesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lockPath, data := filepath.Join(dir, "lock"), filepath.Join(dir, "counter")
+	if err := os.WriteFile(data, []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const workers, rounds = 8, 25
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			for range rounds {
+				l, err := Acquire(context.Background(), lockPath, 10*time.Second)
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, err := os.ReadFile(data)
+				if err == nil {
+					n, _ := strconv.Atoi(string(b))
+					err = WriteFile(data, []byte(strconv.Itoa(n+1)), 0o644)
+				}
+				if rerr := l.Release(); err == nil {
+					err = rerr
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(data); string(b) != strconv.Itoa(workers*rounds) {
+		t.Errorf("counter = %s, want %d: an update was lost", b, workers*rounds)
+	}
+}
