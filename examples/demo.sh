@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make demo: memctl's main job on the bundled example workspace. The
+# workspace is copied to a temporary git repository first, so this never
+# changes examples/. Usage: examples/demo.sh /path/to/memctl
+set -euo pipefail
+memctl=${1:?usage: examples/demo.sh /path/to/memctl}
+src=$(cd "$(dirname "$0")/workspace" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -R "$src/." "$tmp/"
+cd "$tmp"
+git init -q .
+
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ memctl %s%s\n' "$bold" "$*" "$plain"; }
+run() { step "$@"; "$memctl" "$@"; }
+
+echo "Example workspace copied to $tmp (a fresh git repository)."
+
+run init
+run facts
+run facts invariants --json
+run facts --stats
+run check
+
+echo
+echo "CI gate: a facts file over its line budget fails memctl check (here the per-file budget is lowered to 8 lines)."
+printf '[facts]\nmax_lines = 800\nmax_file_lines = 8\n\n[tasks]\nprefix = "kv"\n' > .ledger/config.toml
+step check --format github
+set +e
+"$memctl" check --format github
+code=$?
+set -e
+echo "(exit status $code: 1 means findings, as CI expects)"
+[ "$code" -eq 1 ] || { echo "demo: expected memctl check to fail with 1" >&2; exit 1; }
+
+echo
+echo "Demo done. Try it in your own repository: memctl init"
