@@ -134,7 +134,7 @@ func writeFactStats(env *Env, l *ledger.Ledger, cfg config.Facts, asJSON bool) e
 		}
 		return writeJSON(env.Out, out)
 	}
-	t := newTable(env, "FILE", "FACTS", "LINES", "BUDGET", "")
+	t := newTable(env, "FILE", "FACTS", "LINES", "BUDGET", "USED")
 	facts := 0
 	for _, f := range l.Files {
 		facts += len(f.Facts)

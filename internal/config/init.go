@@ -57,9 +57,12 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 
 	cfgPath := path(ConfigFile)
 	if _, err := os.Stat(cfgPath); err == nil {
-		cfg, _, err := Load(cfgPath, ConfigFile, Default(DefaultPrefix(root)))
+		cfg, warns, err := Load(cfgPath, ConfigFile, Default(DefaultPrefix(root)))
 		if err != nil {
 			return nil, err
+		}
+		for _, w := range warns {
+			res.Warnings = append(res.Warnings, w.String())
 		}
 		if prefix != "" && prefix != cfg.Tasks.Prefix {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s already sets the task prefix %q; --prefix %q was not applied (edit [tasks] prefix to change it)", ConfigFile, cfg.Tasks.Prefix, prefix))
