@@ -48,6 +48,7 @@ tidy-check:
 
 ## release-snapshot: cross-compile every target with goreleaser, without publishing
 release-snapshot:
+	@command -v goreleaser >/dev/null || { echo "goreleaser not found: go install github.com/goreleaser/goreleaser/v2@latest" >&2; exit 2; }
 	goreleaser release --snapshot --clean
 
 clean:
