@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FactIDLen is the number of base36 digits in a derived fact id. Seven
@@ -34,31 +35,65 @@ func Fact(category, text string) string {
 // least significant digits, left-padded with zeros. This is the encoding
 // Beads uses for its hash ids.
 func Base36(data []byte, n int) string {
-	num := new(big.Int).SetBytes(data)
-	s := num.Text(36)
+	if n <= 10 {
+		// The n low digits are the number mod 36^n, which fits a uint64
+		// together with one more byte for n ≤ 10: no big.Int needed.
+		mod := uint64(1)
+		for range n {
+			mod *= 36
+		}
+		var r uint64
+		for _, b := range data {
+			r = (r<<8 | uint64(b)) % mod
+		}
+		buf := make([]byte, n)
+		for i := n - 1; i >= 0; i-- {
+			buf[i] = digits[r%36]
+			r /= 36
+		}
+		return string(buf)
+	}
+	s := new(big.Int).SetBytes(data).Text(36)
 	if len(s) < n {
 		return strings.Repeat("0", n-len(s)) + s
 	}
 	return s[len(s)-n:]
 }
 
+const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+
 // NormalizeSpace trims s and folds every run of white space to one space.
 func NormalizeSpace(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s))
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || (c >= '\t' && c <= '\r') {
+				space = len(b) > 0
+				continue
+			}
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, c)
 			continue
 		}
-		if space {
-			b.WriteByte(' ')
-			space = false
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+		} else {
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			b = append(b, s[i:i+size]...)
 		}
-		b.WriteRune(r)
+		i += size
 	}
-	return b.String()
+	return string(b)
 }
 
 // Valid reports whether s can be used as an explicit id: 1 to 64 ASCII

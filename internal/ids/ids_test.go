@@ -44,6 +44,14 @@ func TestBase36(t *testing.T) {
 			t.Errorf("Base36(%v, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
+	// Both paths (uint64 up to 10 digits, big.Int above) agree.
+	data := []byte{0x9a, 0x01, 0xff, 0x37, 0x42, 0x00, 0x13, 0xee, 0x8b, 0x5c, 0x21, 0x07}
+	long := Base36(data, 20)
+	for n := 1; n <= 12; n++ {
+		if got := Base36(data, n); got != long[20-n:] {
+			t.Errorf("Base36(data, %d) = %q, want %q", n, got, long[20-n:])
+		}
+	}
 	// 0xffffff = 16777215 = "9zldr" in base 36.
 	if got := Base36([]byte{0xff, 0xff, 0xff}, 2); got != "dr" {
 		t.Errorf("Base36 keeps the least significant digits: got %q, want %q", got, "dr")
