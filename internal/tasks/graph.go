@@ -1,0 +1,377 @@
+package tasks
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// excludedReadyTypes are the issue types bd v1.0.5 never lists as ready
+// unless asked for by --type.
+var excludedReadyTypes = []string{"merge-request", "gate", "molecule", "message", "agent", "role", "rig"}
+
+// Graph is the dependency graph of a store's live issues with the blocked
+// state computed as bd v1.0.5 does (BEADS.md §6.1).
+type Graph struct {
+	Store *Store
+	// parents[i] are the targets of i's parent-child edges.
+	parents map[*Issue][]*Issue
+	// children[id] are the issues with a parent-child edge to id.
+	children map[string][]*Issue
+	// dependents counts incoming edges by type, per target id.
+	blocksIn map[string]int
+	allIn    map[string]int
+	blocked  map[*Issue][]string // blocked issue → blocked_by ids
+}
+
+// NewGraph builds the graph of s.
+func NewGraph(s *Store) *Graph {
+	g := &Graph{
+		Store:    s,
+		parents:  map[*Issue][]*Issue{},
+		children: map[string][]*Issue{},
+		blocksIn: map[string]int{},
+		allIn:    map[string]int{},
+		blocked:  map[*Issue][]string{},
+	}
+	issues := s.Issues()
+	for _, iss := range issues {
+		for _, d := range iss.Deps {
+			g.allIn[d.DependsOnID]++
+			switch d.Type {
+			case DepBlocks:
+				g.blocksIn[d.DependsOnID]++
+			case DepParentChild:
+				if p, err := s.Get(d.DependsOnID); err == nil {
+					g.parents[iss] = append(g.parents[iss], p)
+					g.children[p.ID] = append(g.children[p.ID], iss)
+				}
+			}
+		}
+	}
+	direct := map[*Issue][]string{}
+	for _, iss := range issues {
+		if by := g.directBlockers(iss); len(by) > 0 {
+			direct[iss] = by
+		}
+	}
+	// Blocked-ness is inherited down parent-child edges, transitively.
+	state := map[*Issue]int8{} // 0 unknown, 1 visiting, 2 done
+	var visit func(*Issue) bool
+	visit = func(iss *Issue) bool {
+		switch state[iss] {
+		case 1:
+			return false // a parent cycle: no inheritance around it
+		case 2:
+			_, b := g.blocked[iss]
+			return b
+		}
+		state[iss] = 1
+		if !canBeBlocked(iss) {
+			state[iss] = 2
+			return false
+		}
+		by := direct[iss]
+		var viaParent []string
+		for _, p := range g.parents[iss] {
+			if visit(p) {
+				viaParent = append(viaParent, p.ID)
+			}
+		}
+		if len(by) == 0 {
+			by = viaParent
+		}
+		state[iss] = 2
+		if len(by) > 0 {
+			g.blocked[iss] = by
+			return true
+		}
+		return false
+	}
+	for _, iss := range issues {
+		visit(iss)
+	}
+	return g
+}
+
+// canBeBlocked: closed and pinned issues are never blocked.
+func canBeBlocked(iss *Issue) bool {
+	return iss.Status != StatusClosed && iss.Status != StatusPinned
+}
+
+// directBlockers returns the ids that block iss directly: open targets of
+// blocks and conditional-blocks edges, and the spawners of unmet
+// waits-for gates.
+func (g *Graph) directBlockers(iss *Issue) []string {
+	if !canBeBlocked(iss) {
+		return nil
+	}
+	var by []string
+	for _, d := range iss.Deps {
+		switch d.Type {
+		case DepBlocks, DepConditionalBlocks:
+			t, err := g.Store.Get(d.DependsOnID)
+			if err == nil && t.Status != StatusClosed && t.Status != StatusPinned && !slices.Contains(by, t.ID) {
+				by = append(by, t.ID)
+			}
+		case DepWaitsFor:
+			spawner, gate := waitsFor(d)
+			if g.gateUnmet(spawner, gate) && !slices.Contains(by, spawner) {
+				by = append(by, spawner)
+			}
+		}
+	}
+	return by
+}
+
+// waitsFor reads a waits-for edge's metadata: the spawner whose children
+// are awaited (spawner_id, else the edge's target) and the gate.
+func waitsFor(d Dep) (spawner, gate string) {
+	spawner, gate = d.DependsOnID, "all-children"
+	if d.Metadata == "" {
+		return spawner, gate
+	}
+	var m struct {
+		Gate      string `json:"gate"`
+		SpawnerID string `json:"spawner_id"`
+	}
+	if json.Unmarshal([]byte(d.Metadata), &m) == nil {
+		if m.Gate != "" {
+			gate = m.Gate
+		}
+		if m.SpawnerID != "" {
+			spawner = m.SpawnerID
+		}
+	}
+	return spawner, gate
+}
+
+// gateUnmet: all-children waits while any child of the spawner is not
+// closed; any-children waits until one child is closed.
+func (g *Graph) gateUnmet(spawner, gate string) bool {
+	kids := g.children[spawner]
+	if gate == "any-children" {
+		for _, k := range kids {
+			if k.Status == StatusClosed {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range kids {
+		if k.Status != StatusClosed {
+			return true
+		}
+	}
+	return false
+}
+
+// IsBlocked reports whether iss is blocked.
+func (g *Graph) IsBlocked(iss *Issue) bool {
+	_, ok := g.blocked[iss]
+	return ok
+}
+
+// BlockedBy returns the ids blocking iss: its direct blockers, or the
+// blocked parents it inherits from.
+func (g *Graph) BlockedBy(iss *Issue) []string { return g.blocked[iss] }
+
+// Parent returns the first parent-child target of iss, or nil.
+func (g *Graph) Parent(iss *Issue) *Issue {
+	if ps := g.parents[iss]; len(ps) > 0 {
+		return ps[0]
+	}
+	return nil
+}
+
+// Children returns the issues with a parent-child edge to id.
+func (g *Graph) Children(id string) []*Issue { return g.children[id] }
+
+// BlocksCounts returns the numbers of outgoing and incoming blocks edges,
+// which bd's ready and list output call dependency_count and
+// dependent_count.
+func (g *Graph) BlocksCounts(iss *Issue) (out, in int) {
+	for _, d := range iss.Deps {
+		if d.Type == DepBlocks {
+			out++
+		}
+	}
+	return out, g.blocksIn[iss.ID]
+}
+
+// AllCounts returns the numbers of outgoing and incoming edges of every
+// type, as bd's show counts them.
+func (g *Graph) AllCounts(iss *Issue) (out, in int) {
+	return len(iss.Deps), g.allIn[iss.ID]
+}
+
+// Dependents returns the issues with an edge to id, in store order.
+func (g *Graph) Dependents(id string) []*Issue {
+	var out []*Issue
+	for _, iss := range g.Store.Issues() {
+		for _, d := range iss.Deps {
+			if d.DependsOnID == id {
+				out = append(out, iss)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Sort policies for ready.
+const (
+	SortPriority = "priority"
+	SortOldest   = "oldest"
+	SortHybrid   = "hybrid"
+)
+
+// ReadyFilter selects and orders ready issues.
+type ReadyFilter struct {
+	Limit      int // 0 = all
+	Sort       string
+	Assignee   string
+	Unassigned bool
+	Labels     []string // all must be present
+	Type       string
+	Parent     string // transitive descendants of this id
+}
+
+// Ready returns the ready issues (BEADS.md §6.1) that match f, sorted, and
+// the number there were before the limit.
+func (g *Graph) Ready(f ReadyFilter, now time.Time) ([]*Issue, int) {
+	var within map[*Issue]bool
+	if f.Parent != "" {
+		within = g.descendants(f.Parent)
+	}
+	var out []*Issue
+	for _, iss := range g.Store.Issues() {
+		if !g.isReady(iss, f, now) {
+			continue
+		}
+		if within != nil && !within[iss] {
+			continue
+		}
+		out = append(out, iss)
+	}
+	SortIssues(out, f.Sort, now)
+	total := len(out)
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, total
+}
+
+func (g *Graph) isReady(iss *Issue, f ReadyFilter, now time.Time) bool {
+	switch {
+	case iss.Status != StatusOpen, iss.Pinned, iss.Ephemeral:
+		return false
+	case f.Type != "" && iss.IssueType != f.Type:
+		return false
+	case f.Type == "" && slices.Contains(excludedReadyTypes, iss.IssueType):
+		return false
+	case !iss.DeferUntil.IsZero() && iss.DeferUntil.After(now):
+		return false
+	case f.Assignee != "" && iss.Assignee != f.Assignee:
+		return false
+	case f.Unassigned && iss.Assignee != "":
+		return false
+	case !hasLabels(iss, f.Labels):
+		return false
+	case g.IsBlocked(iss):
+		return false
+	}
+	for _, p := range g.parents[iss] {
+		if !p.DeferUntil.IsZero() && p.DeferUntil.After(now) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasLabels(iss *Issue, want []string) bool {
+	for _, l := range want {
+		if !slices.Contains(iss.Labels, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// descendants returns every issue below id through parent-child edges,
+// and issues whose id starts with "<id>." (bd matches both).
+func (g *Graph) descendants(id string) map[*Issue]bool {
+	out := map[*Issue]bool{}
+	queue := []string{id}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, k := range g.children[cur] {
+			if !out[k] {
+				out[k] = true
+				queue = append(queue, k.ID)
+			}
+		}
+	}
+	for _, iss := range g.Store.Issues() {
+		if strings.HasPrefix(iss.ID, id+".") {
+			out[iss] = true
+		}
+	}
+	return out
+}
+
+// Blocked returns every blocked issue, sorted by priority, then newest
+// first, then id.
+func (g *Graph) Blocked() []*Issue {
+	var out []*Issue
+	for _, iss := range g.Store.Issues() {
+		if g.IsBlocked(iss) {
+			out = append(out, iss)
+		}
+	}
+	SortIssues(out, SortPriority, time.Time{})
+	return out
+}
+
+// SortIssues orders issues by a sort policy: priority (priority, then
+// newest first, then id), oldest (created_at, then id) or hybrid (issues
+// from the last 48 hours by priority, then older ones oldest first).
+func SortIssues(issues []*Issue, policy string, now time.Time) {
+	byPriority := func(a, b *Issue) int {
+		if a.Priority != b.Priority {
+			return a.Priority - b.Priority
+		}
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	byAge := func(a, b *Issue) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	switch policy {
+	case SortOldest:
+		slices.SortStableFunc(issues, byAge)
+	case SortHybrid:
+		cut := now.Add(-48 * time.Hour)
+		slices.SortStableFunc(issues, func(a, b *Issue) int {
+			ra, rb := a.CreatedAt.After(cut), b.CreatedAt.After(cut)
+			switch {
+			case ra && rb:
+				return byPriority(a, b)
+			case ra:
+				return -1
+			case rb:
+				return 1
+			}
+			return byAge(a, b)
+		})
+	default:
+		slices.SortStableFunc(issues, byPriority)
+	}
+}

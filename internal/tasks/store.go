@@ -1,0 +1,163 @@
+package tasks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// ErrNotFound is returned for an issue id that does not exist.
+var ErrNotFound = errors.New("issue not found")
+
+// NotFoundError names the id that was not found.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("issue %q not found", e.ID) }
+
+// Unwrap makes errors.Is(err, ErrNotFound) work.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// Store is the content of an issues.jsonl file: every record in file
+// order and an index of the issues by id.
+type Store struct {
+	Records []*Record
+	byID    map[string]*Issue
+	// lf is false when the file had CRLF line endings (rewritten as LF).
+	lf bool
+}
+
+// Load reads path. A missing file is an empty store. A line that cannot
+// be read fails the whole load with a *LineError: nothing is ever dropped.
+func Load(path string) (*Store, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Store{byID: map[string]*Issue{}, lf: true}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data)
+}
+
+// Parse reads the bytes of an issues.jsonl file.
+func Parse(data []byte) (*Store, error) {
+	lines := bytes.Split(data, []byte{'\n'})
+	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+		lines = lines[:n-1]
+	}
+	recs := make([]*Record, len(lines))
+	errs := make([]error, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
+	per := (len(lines) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, len(lines))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				line := bytes.TrimSuffix(lines[i], []byte{'\r'})
+				if len(bytes.TrimSpace(line)) == 0 {
+					continue
+				}
+				recs[i], errs[i] = parseRecord(line, i+1)
+			}
+		})
+	}
+	wg.Wait()
+	s := &Store{byID: make(map[string]*Issue, len(lines)), lf: !bytes.Contains(data, []byte("\r\n"))}
+	for i, r := range recs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if r == nil {
+			continue
+		}
+		if r.Issue != nil {
+			if prev, ok := s.byID[r.Issue.ID]; ok {
+				return nil, &LineError{Line: r.Line, Field: "id", Message: fmt.Sprintf("duplicate id %q (also on line %d); rename or remove one of them", r.Issue.ID, prev.rec.Line)}
+			}
+			s.byID[r.Issue.ID] = r.Issue
+		}
+		s.Records = append(s.Records, r)
+	}
+	return s, nil
+}
+
+// Get returns the live issue with id (tombstones are not live).
+func (s *Store) Get(id string) (*Issue, error) {
+	if iss, ok := s.byID[id]; ok && iss.Status != StatusTombstone {
+		return iss, nil
+	}
+	return nil, &NotFoundError{ID: id}
+}
+
+// exists reports whether any record, tombstones included, has id.
+func (s *Store) exists(id string) bool {
+	_, ok := s.byID[id]
+	return ok
+}
+
+// Issues returns the live issues in file order.
+func (s *Store) Issues() []*Issue {
+	out := make([]*Issue, 0, len(s.Records))
+	for _, r := range s.Records {
+		if r.Kind == KindIssue {
+			out = append(out, r.Issue)
+		}
+	}
+	return out
+}
+
+// add appends a new record.
+func (s *Store) add(r *Record) {
+	s.Records = append(s.Records, r)
+	if r.Issue != nil {
+		s.byID[r.Issue.ID] = r.Issue
+	}
+}
+
+// refresh re-reads the typed view of a changed record.
+func (s *Store) refresh(r *Record) error {
+	iss, err := decodeIssue(r)
+	if err != nil {
+		return err
+	}
+	r.Issue = iss
+	s.byID[iss.ID] = iss
+	return nil
+}
+
+// Bytes returns the file content: issues and tombstones sorted by id, then
+// the other records in their order, one compact object per line, LF
+// endings and a final newline.
+func (s *Store) Bytes() []byte {
+	recs := make([]*Record, len(s.Records))
+	copy(recs, s.Records)
+	sort.SliceStable(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		if (a.Issue == nil) != (b.Issue == nil) {
+			return a.Issue != nil
+		}
+		if a.Issue == nil {
+			return false
+		}
+		return a.Issue.ID < b.Issue.ID
+	})
+	var b bytes.Buffer
+	for _, r := range recs {
+		b.Write(r.encode())
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// Save writes the store to path atomically.
+func (s *Store) Save(path string) error {
+	return fsx.WriteFile(path, s.Bytes(), 0o644)
+}
