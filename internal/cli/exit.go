@@ -8,6 +8,7 @@ import (
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/tasks"
 )
 
 // Exit codes, documented in docs/exit-codes.md. New codes go at the end and
@@ -61,9 +62,9 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, gitx.ErrNotRepo), errors.Is(err, config.ErrNoWorkspace):
 		return exitNoWorkspace
-	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory):
+	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, fsx.ErrLocked):
+	case errors.Is(err, fsx.ErrLocked), errors.Is(err, tasks.ErrConflict):
 		return exitConflict
 	default:
 		return exitFailure

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
 )
 
 // ErrNotRepo is returned by Find when no git repository holds the directory.
@@ -99,4 +100,19 @@ func commonDir(gitDir string) string {
 		dir = filepath.Join(gitDir, dir)
 	}
 	return filepath.Clean(dir)
+}
+
+// Identity returns the user.name and user.email git would use in the
+// repository at root: the repository's config over the user's global one.
+// Missing values are "".
+func Identity(root string) (name, email string) {
+	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", ""
+	}
+	cfg, err := r.ConfigScoped(gitconfig.GlobalScope)
+	if err != nil {
+		return "", ""
+	}
+	return cfg.User.Name, cfg.User.Email
 }

@@ -375,3 +375,98 @@ func SortIssues(issues []*Issue, policy string, now time.Time) {
 		slices.SortStableFunc(issues, byPriority)
 	}
 }
+
+// TreeNode is one node of a dependency tree walk.
+type TreeNode struct {
+	Issue     *Issue
+	Depth     int
+	ParentID  string // the node it was reached from; "" for the root
+	Edge      string // the type of the edge it was reached by
+	Truncated bool   // it has more nodes below max depth
+}
+
+// Tree walks edges from root: "down" follows what an issue depends on,
+// "up" its dependents, "both" either. Every issue appears once.
+func (g *Graph) Tree(root *Issue, direction string, maxDepth int) []TreeNode {
+	out := []TreeNode{{Issue: root}}
+	seen := map[string]bool{root.ID: true}
+	var walk func(iss *Issue, depth int)
+	walk = func(iss *Issue, depth int) {
+		type step struct {
+			to   *Issue
+			edge string
+		}
+		var next []step
+		if direction != "up" {
+			for _, d := range iss.Deps {
+				if t, err := g.Store.Get(d.DependsOnID); err == nil {
+					next = append(next, step{t, d.Type})
+				}
+			}
+		}
+		if direction != "down" {
+			for _, dep := range g.Dependents(iss.ID) {
+				for _, d := range dep.Deps {
+					if d.DependsOnID == iss.ID {
+						next = append(next, step{dep, d.Type})
+						break
+					}
+				}
+			}
+		}
+		for _, s := range next {
+			if seen[s.to.ID] {
+				continue
+			}
+			if depth+1 > maxDepth {
+				out[len(out)-1].Truncated = true
+				continue
+			}
+			seen[s.to.ID] = true
+			out = append(out, TreeNode{Issue: s.to, Depth: depth + 1, ParentID: iss.ID, Edge: s.edge})
+			walk(s.to, depth+1)
+		}
+	}
+	walk(root, 0)
+	return out
+}
+
+// Cycles returns the cycles among blocking edges (blocks, parent-child,
+// conditional-blocks), each as a path of ids that starts and ends at the
+// same issue, in a stable order.
+func (g *Graph) Cycles() [][]string {
+	issues := g.Store.Issues()
+	slices.SortFunc(issues, func(a, b *Issue) int { return strings.Compare(a.ID, b.ID) })
+	color := map[string]int8{}
+	var stack []string
+	var out [][]string
+	var visit func(id string)
+	visit = func(id string) {
+		color[id] = 1
+		stack = append(stack, id)
+		iss, err := g.Store.Get(id)
+		if err == nil {
+			for _, d := range iss.Deps {
+				if !isBlocking(d.Type) {
+					continue
+				}
+				switch color[d.DependsOnID] {
+				case 0:
+					visit(d.DependsOnID)
+				case 1:
+					i := slices.Index(stack, d.DependsOnID)
+					cyc := append(slices.Clone(stack[i:]), d.DependsOnID)
+					out = append(out, cyc)
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[id] = 2
+	}
+	for _, iss := range issues {
+		if color[iss.ID] == 0 {
+			visit(iss.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+type blockedOptions struct {
+	json bool
+}
+
+func newBlockedCmd(env *Env) *cobra.Command {
+	var opts blockedOptions
+	cmd := &cobra.Command{
+		Use:     "blocked",
+		Short:   "List blocked tasks and what blocks them (Beads' bd blocked)",
+		Example: "  memctl blocked\n  memctl blocked --json",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runBlocked(cmd.Context(), env, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array (bd's shape)")
+	return cmd
+}
+
+func runBlocked(ctx context.Context, env *Env, opts blockedOptions) error {
+	t, err := env.openTasks(ctx, false)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return writeEmpty(env, opts.json)
+	}
+	g := tasks.NewGraph(t.store)
+	blocked := g.Blocked()
+	if opts.json {
+		out := make([]object, 0, len(blocked))
+		for _, iss := range blocked {
+			by := g.BlockedBy(iss)
+			out = append(out, plainObject(iss).with("blocked_by_count", len(by)).with("blocked_by", by))
+		}
+		return writeJSON(env.Out, out)
+	}
+	if len(blocked) == 0 {
+		env.notef("no blocked issues")
+		return nil
+	}
+	tb := newTable(env, "ID", "PRI", "STATUS", "BLOCKED BY", "TITLE")
+	for _, iss := range blocked {
+		tb.row(iss.ID, "P"+string(rune('0'+iss.Priority)), iss.Status, strings.Join(g.BlockedBy(iss), ","), iss.Title)
+	}
+	return tb.flush()
+}

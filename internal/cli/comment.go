@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+type commentJSON struct {
+	ID        string `json:"id"`
+	IssueID   string `json:"issue_id"`
+	Author    string `json:"author"`
+	Text      string `json:"text"`
+	CreatedAt string `json:"created_at"`
+}
+
+func toCommentJSON(c tasks.Comment) commentJSON {
+	return commentJSON{ID: c.ID, IssueID: c.IssueID, Author: c.Author, Text: c.Text, CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339)}
+}
+
+func newCommentCmd(env *Env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "comment <id> <text>",
+		Short:   "Add a comment to a task (Beads' bd comment)",
+		Example: "  memctl comment app-3f2 \"Repro: run the suite with -count=50\" --json",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := env.openTasks(cmd.Context(), true)
+			if err != nil || t == nil {
+				return err
+			}
+			c, err := t.store.AddComment(args[0], env.actor(t.ws).Name, args[1], env.Rand, env.Now())
+			if err != nil {
+				return taskError(err)
+			}
+			if err := t.save(); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(env.Out, toCommentJSON(c))
+			}
+			env.notef("comment added to %s", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comment as JSON")
+	return cmd
+}
+
+func newCommentsCmd(env *Env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "comments <id>",
+		Short:   "List the comments on a task",
+		Example: "  memctl comments app-3f2 --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runComments(cmd.Context(), env, args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of comments")
+	return cmd
+}
+
+func runComments(ctx context.Context, env *Env, id string, asJSON bool) error {
+	t, err := env.openTasks(ctx, false)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return writeEmpty(env, asJSON)
+	}
+	iss, err := t.store.Get(id)
+	if err != nil {
+		return taskError(err)
+	}
+	cs := t.store.Comments(iss)
+	if asJSON {
+		out := make([]commentJSON, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, toCommentJSON(c))
+		}
+		return writeJSON(env.Out, out)
+	}
+	if len(cs) == 0 {
+		env.notef("no comments on %s", id)
+	}
+	for _, c := range cs {
+		fmt.Fprintf(env.Out, "%s  %s\n%s\n\n", c.CreatedAt.UTC().Format(time.RFC3339), c.Author, indent(c.Text))
+	}
+	return nil
+}
+
+func newLabelCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "label",
+		Short:   "Add, remove or list the labels of tasks (Beads' bd label)",
+		Example: "  memctl label add app-3f2 urgent\n  memctl label list app-3f2 --json",
+	}
+	var asJSON bool
+	change := func(use, short string, add bool) *cobra.Command {
+		c := &cobra.Command{
+			Use:     use + " <id> <label>...",
+			Short:   short,
+			Example: "  memctl label " + use + " app-3f2 backend api --json",
+			Args:    cobra.MinimumNArgs(2),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				var ch tasks.Changes
+				if add {
+					ch.AddLabels = args[1:]
+				} else {
+					ch.RemoveLabels = args[1:]
+				}
+				t, err := env.openTasks(cmd.Context(), true)
+				if err != nil || t == nil {
+					return err
+				}
+				iss, err := t.store.Update(args[0], ch, env.Now())
+				if err != nil {
+					return taskError(err)
+				}
+				if err := t.save(); err != nil {
+					return err
+				}
+				return writeLabels(env, iss, asJSON)
+			},
+		}
+		c.Flags().BoolVar(&asJSON, "json", false, "print the labels as a JSON array")
+		return c
+	}
+	list := &cobra.Command{
+		Use:     "list <id>",
+		Short:   "List the labels of a task",
+		Example: "  memctl label list app-3f2 --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := env.openTasks(cmd.Context(), false)
+			if err != nil || t == nil {
+				return err
+			}
+			iss, err := t.store.Get(args[0])
+			if err != nil {
+				return taskError(err)
+			}
+			return writeLabels(env, iss, asJSON)
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the labels as a JSON array")
+	cmd.AddCommand(change("add", "Add labels to a task", true), change("remove", "Remove labels from a task", false), list)
+	return cmd
+}
+
+func writeLabels(env *Env, iss *tasks.Issue, asJSON bool) error {
+	if asJSON {
+		return writeJSON(env.Out, nonNil(iss.Labels))
+	}
+	for _, l := range iss.Labels {
+		fmt.Fprintln(env.Out, l)
+	}
+	return nil
+}

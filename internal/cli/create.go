@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+type createOptions struct {
+	title, description, design, notes, acceptance string
+	typ, priority, assignee, parent               string
+	labels, deps                                  []string
+	silent, json                                  bool
+}
+
+func newCreateCmd(env *Env) *cobra.Command {
+	var opts createOptions
+	cmd := &cobra.Command{
+		Use:   "create [title]",
+		Short: "Create a task (Beads' bd create)",
+		Example: `  memctl create "Fix login timeout" -t bug -p 1 --json
+  id=$(memctl create "Write docs" --deps discovered-from:app-3f2 --silent)
+  memctl create "Step one" --parent app-3f2 -l backend,api`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if opts.title != "" && opts.title != args[0] {
+					return usagef(errors.New("give the title as an argument or with --title, not both"))
+				}
+				opts.title = args[0]
+			}
+			return runCreate(cmd.Context(), env, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.title, "title", "", "the title")
+	f.StringVarP(&opts.description, "description", "d", "", "the description (- reads stdin)")
+	f.StringVar(&opts.design, "design", "", "design notes")
+	f.StringVar(&opts.notes, "notes", "", "notes")
+	f.StringVar(&opts.acceptance, "acceptance", "", "acceptance criteria")
+	f.StringVarP(&opts.typ, "type", "t", "task", "issue `type`: bug, feature, task, epic, chore, …")
+	f.StringVarP(&opts.priority, "priority", "p", "2", "priority 0–4 or P0–P4 (0 is critical)")
+	f.StringVarP(&opts.assignee, "assignee", "a", "", "assignee")
+	f.StringVar(&opts.parent, "parent", "", "parent `id`: the new issue is <parent>.<n> with a parent-child edge")
+	f.StringSliceVarP(&opts.labels, "labels", "l", nil, "labels, comma-separated")
+	f.StringSliceVar(&opts.deps, "deps", nil, "dependencies `type:id,…` (id or blocked-by:id = depends on id; blocks:id = blocks id)")
+	f.BoolVar(&opts.silent, "silent", false, "print only the new id")
+	f.BoolVar(&opts.json, "json", false, "print the created issue as JSON (bd's shape)")
+	return cmd
+}
+
+func runCreate(ctx context.Context, env *Env, opts createOptions) error {
+	if strings.TrimSpace(opts.title) == "" {
+		return usagef(errors.New("a title is required: memctl create \"title\""))
+	}
+	prio, err := parsePriority(opts.priority)
+	if err != nil {
+		return err
+	}
+	deps, err := tasks.ParseDepSpecs(opts.deps)
+	if err != nil {
+		return usagef(err)
+	}
+	if opts.description == "-" {
+		b, err := io.ReadAll(env.In)
+		if err != nil {
+			return fmt.Errorf("read description from stdin: %w", err)
+		}
+		opts.description = strings.TrimRight(string(b), "\n")
+	}
+	t, err := env.openTasks(ctx, true)
+	if err != nil || t == nil {
+		return err
+	}
+	iss, err := t.store.Create(tasks.NewIssue{
+		Title: opts.title, Description: opts.description, Design: opts.design, Notes: opts.notes,
+		Acceptance: opts.acceptance, Type: opts.typ, Assignee: opts.assignee, Parent: opts.parent,
+		Priority: prio, Labels: opts.labels, Deps: deps,
+	}, t.ws.Config.Tasks.Prefix, env.actor(t.ws), env.Now())
+	if err != nil {
+		return taskError(err)
+	}
+	if err := t.save(); err != nil {
+		return err
+	}
+	switch {
+	case opts.silent:
+		_, err = fmt.Fprintln(env.Out, iss.ID)
+	case opts.json:
+		err = writeJSON(env.Out, createObject(iss))
+	default:
+		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", iss.ID, iss.Title)
+	}
+	return err
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+// statsJSON is the --json shape of stats (bd's Statistics fields).
+type statsJSON struct {
+	SchemaVersion    int `json:"schema_version"`
+	TotalIssues      int `json:"total_issues"`
+	OpenIssues       int `json:"open_issues"`
+	InProgressIssues int `json:"in_progress_issues"`
+	ClosedIssues     int `json:"closed_issues"`
+	BlockedIssues    int `json:"blocked_issues"`
+	DeferredIssues   int `json:"deferred_issues"`
+	ReadyIssues      int `json:"ready_issues"`
+	PinnedIssues     int `json:"pinned_issues"`
+}
+
+func newStatsCmd(env *Env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "stats",
+		Aliases: []string{"status"},
+		Short:   "Count tasks by state (Beads' bd stats)",
+		Example: "  memctl stats --json",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runStats(cmd.Context(), env, asJSON) },
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func runStats(ctx context.Context, env *Env, asJSON bool) error {
+	t, err := env.openTasks(ctx, false)
+	if err != nil {
+		return err
+	}
+	s := statsJSON{SchemaVersion: 1}
+	if t != nil {
+		g := tasks.NewGraph(t.store)
+		for _, iss := range t.store.Issues() {
+			s.TotalIssues++
+			switch iss.Status {
+			case tasks.StatusOpen:
+				s.OpenIssues++
+			case tasks.StatusInProgress:
+				s.InProgressIssues++
+			case tasks.StatusClosed:
+				s.ClosedIssues++
+			case tasks.StatusDeferred:
+				s.DeferredIssues++
+			case tasks.StatusPinned:
+				s.PinnedIssues++
+			}
+		}
+		s.BlockedIssues = len(g.Blocked())
+		_, s.ReadyIssues = g.Ready(tasks.ReadyFilter{Limit: 1}, env.Now())
+	}
+	if asJSON {
+		return writeJSON(env.Out, s)
+	}
+	tb := newTable(env, "STATE", "ISSUES")
+	for _, r := range []struct {
+		k string
+		v int
+	}{{"total", s.TotalIssues}, {"open", s.OpenIssues}, {"in_progress", s.InProgressIssues}, {"closed", s.ClosedIssues},
+		{"blocked", s.BlockedIssues}, {"ready", s.ReadyIssues}, {"deferred", s.DeferredIssues}, {"pinned", s.PinnedIssues}} {
+		tb.row(r.k, fmt.Sprint(r.v))
+	}
+	return tb.flush()
+}

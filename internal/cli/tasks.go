@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+// taskSession is an open task graph: the workspace, the store and, for
+// writes, the lock held until the command ends.
+type taskSession struct {
+	ws    *config.Workspace
+	store *tasks.Store
+	path  string
+}
+
+// openTasks loads the task graph. With write set it first takes the
+// workspace lock, so the read-modify-write cannot interleave with another
+// memctl process. A disabled layer gives (nil, nil) after a note.
+func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	if !ws.Config.Tasks.Enabled {
+		e.notef("the tasks layer is disabled ([tasks] enabled = false in %s)", config.ConfigFile)
+		return nil, nil
+	}
+	if write {
+		if err := e.Lock(ctx, ws); err != nil {
+			return nil, err
+		}
+	}
+	path := ws.Path(config.IssuesFile)
+	s, err := tasks.Load(path)
+	if err != nil {
+		var le *tasks.LineError
+		if errors.As(err, &le) {
+			return nil, withHint(fmt.Errorf("%s: %w", config.IssuesFile, err),
+				"fix that line (after a merge, look for conflict markers); memctl never drops a line it cannot read")
+		}
+		return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
+	}
+	return &taskSession{ws: ws, store: s, path: path}, nil
+}
+
+func (t *taskSession) save() error { return t.store.Save(t.path) }
+
+// actor is who memctl acts as: MEMCTL_ACTOR, else git's user.name (or
+// user.email), else $USER.
+func (e *Env) actor(ws *config.Workspace) tasks.Actor {
+	name, email := gitx.Identity(ws.Root)
+	if a := e.Getenv("MEMCTL_ACTOR"); a != "" {
+		return tasks.Actor{Name: a, Email: email}
+	}
+	if name == "" {
+		name = email
+	}
+	if name == "" {
+		name = e.Getenv("USER")
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	return tasks.Actor{Name: name, Email: email}
+}
+
+// parsePriority reads 0–4 or P0–P4.
+func parsePriority(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(s, "P"), "p"))
+	if err != nil || n < 0 || n > 4 {
+		return 0, usagef(fmt.Errorf("priority %q: use 0–4 or P0–P4 (0 is critical)", s))
+	}
+	return n, nil
+}
+
+// parseWhen reads a --defer value: RFC 3339, a date (YYYY-MM-DD, midnight
+// UTC), or a duration from now such as 3d, 12h or 2w.
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	s = strings.TrimPrefix(s, "+")
+	if n := len(s); n > 1 {
+		if v, err := strconv.Atoi(s[:n-1]); err == nil {
+			switch s[n-1] {
+			case 'd':
+				return now.Add(time.Duration(v) * 24 * time.Hour), nil
+			case 'w':
+				return now.Add(time.Duration(v) * 7 * 24 * time.Hour), nil
+			}
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return now.Add(d), nil
+	}
+	return time.Time{}, usagef(fmt.Errorf("--defer %q: use RFC 3339, YYYY-MM-DD or a duration such as 3d or 12h", s))
+}
+
+// taskError adds hints to task errors.
+func taskError(err error) error {
+	var (
+		nf    *tasks.NotFoundError
+		claim *tasks.ClaimError
+		cyc   *tasks.CycleError
+		val   *tasks.ValidationError
+	)
+	switch {
+	case errors.As(err, &nf):
+		return withHint(&notFoundError{err}, `run "memctl list --all" to see issue ids`)
+	case errors.As(err, &claim):
+		return withHint(err, "pick another issue (memctl ready --unassigned), or ask "+claim.Holder+" to hand it over")
+	case errors.As(err, &cyc):
+		return withHint(err, "remove one of the edges on that path first (memctl dep remove)")
+	case errors.As(err, &val):
+		return usagef(err)
+	}
+	return err
+}
+
+// --- bd's JSON shapes ---------------------------------------------------
+
+// object is a JSON object with a fixed field order.
+type object []member
+
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+func (o object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(m.key)
+		b = append(append(b, k...), ':')
+		b = append(b, m.raw...)
+	}
+	return append(b, '}'), nil
+}
+
+func (o object) with(key string, v any) object {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		raw = []byte("null")
+	}
+	return append(o, member{key, raw})
+}
+
+// derivedKeys are bd export artifacts that memctl recomputes.
+var derivedKeys = []string{"_type", "dependency_count", "dependent_count", "comment_count"}
+
+// issueObject is the issue's stored fields in bd's order, without the
+// given keys and without derived counts.
+func issueObject(iss *tasks.Issue, without ...string) object {
+	var o object
+	iss.Record().Fields(func(key string, raw []byte) {
+		if !slices.Contains(derivedKeys, key) && !slices.Contains(without, key) {
+			o = append(o, member{key, raw})
+		}
+	})
+	return o
+}
+
+// listObject is bd's IssueWithCounts, as ready and list print it.
+func listObject(g *tasks.Graph, iss *tasks.Issue) object {
+	o := issueObject(iss, "comments")
+	if p := g.Parent(iss); p != nil {
+		o = o.with("parent", p.ID)
+	}
+	out, in := g.BlocksCounts(iss)
+	return o.with("dependency_count", out).with("dependent_count", in).with("comment_count", iss.Comments)
+}
+
+// plainObject is bd's Issue, as update and close print it.
+func plainObject(iss *tasks.Issue) object { return issueObject(iss, "comments") }
+
+// showObject is bd's IssueDetails.
+func showObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) object {
+	o := issueObject(iss, "dependencies", "comments")
+	if len(iss.Deps) > 0 {
+		deps := make([]object, 0, len(iss.Deps))
+		for _, d := range iss.Deps {
+			t, err := s.Get(d.DependsOnID)
+			if err != nil {
+				deps = append(deps, object{}.with("id", d.DependsOnID).with("dependency_type", d.Type))
+				continue
+			}
+			deps = append(deps, issueObject(t, "dependencies", "comments").with("dependency_type", d.Type))
+		}
+		o = o.with("dependencies", deps)
+	}
+	if p := g.Parent(iss); p != nil {
+		o = o.with("parent", p.ID)
+	}
+	out, in := g.AllCounts(iss)
+	return o.with("dependent_count", in).with("dependency_count", out).with("comment_count", iss.Comments)
+}
+
+// createObject is bd's create output: the issue's fields sorted by key,
+// with schema_version.
+func createObject(iss *tasks.Issue) object {
+	o := issueObject(iss).with("schema_version", 1)
+	slices.SortFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	return o
+}
+
+// writeIssueTable prints issues for a person.
+func writeIssueTable(env *Env, issues []*tasks.Issue) error {
+	t := newTable(env, "ID", "PRI", "STATUS", "TYPE", "ASSIGNEE", "TITLE")
+	for _, iss := range issues {
+		title := iss.Title
+		if env.StdoutTTY && env.Width > 0 {
+			title = clip(title, env.Width-len(iss.ID)-40)
+		}
+		t.row(iss.ID, "P"+strconv.Itoa(iss.Priority), iss.Status, iss.IssueType, dash(iss.Assignee), title)
+	}
+	return t.flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// batch runs fn for every id, reports each failure on stderr and returns
+// the exit error of the first failure after all ran.
+func batch(env *Env, ids []string, fn func(id string) error) error {
+	var first error
+	for _, id := range ids {
+		if err := fn(id); err != nil {
+			err = taskError(err)
+			if first == nil {
+				first = err
+			}
+			if len(ids) > 1 {
+				fmt.Fprintf(env.Err, "memctl: error: %s: %v\n", id, err)
+			}
+		}
+	}
+	if first != nil && len(ids) > 1 {
+		return &silentError{code: exitCode(first)}
+	}
+	return first
+}

@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+type updateOptions struct {
+	status, priority, title, description, notes, appendNotes, design, assignee, deferUntil string
+	addLabels, removeLabels                                                                []string
+	claim, json                                                                            bool
+}
+
+func newUpdateCmd(env *Env) *cobra.Command {
+	var opts updateOptions
+	cmd := &cobra.Command{
+		Use:   "update <id>...",
+		Short: "Change tasks, or claim one with --claim (Beads' bd update)",
+		Example: `  memctl update app-3f2 --claim --json
+  memctl update app-3f2 --status blocked --append-notes "waiting on the API key"
+  memctl update app-3f2 app-9c1 --priority P1 --add-label urgent`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runUpdate(cmd.Context(), env, cmd, args, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.status, "status", "s", "", "new status: open, in_progress, blocked, deferred, closed, pinned, hooked")
+	f.StringVarP(&opts.priority, "priority", "p", "", "new priority 0–4 or P0–P4")
+	f.StringVar(&opts.title, "title", "", "new title")
+	f.StringVarP(&opts.description, "description", "d", "", "new description")
+	f.StringVar(&opts.notes, "notes", "", "replace the notes")
+	f.StringVar(&opts.appendNotes, "append-notes", "", "add a line to the notes")
+	f.StringVar(&opts.design, "design", "", "replace the design notes")
+	f.StringVarP(&opts.assignee, "assignee", "a", "", "new assignee (\"\" to clear)")
+	f.StringSliceVar(&opts.addLabels, "add-label", nil, "add labels")
+	f.StringSliceVar(&opts.removeLabels, "remove-label", nil, "remove labels")
+	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD or 3d; \"\" clears)")
+	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 5) if someone else holds it")
+	f.BoolVar(&opts.json, "json", false, "print a JSON array of the updated issues (bd's shape)")
+	return cmd
+}
+
+func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, opts updateOptions) error {
+	var c tasks.Changes
+	set := func(name string, dst **string, v string) {
+		if cmd.Flags().Changed(name) {
+			*dst = &v
+		}
+	}
+	set("status", &c.Status, opts.status)
+	set("title", &c.Title, opts.title)
+	set("description", &c.Description, opts.description)
+	set("notes", &c.Notes, opts.notes)
+	set("append-notes", &c.AppendNotes, opts.appendNotes)
+	set("design", &c.Design, opts.design)
+	set("assignee", &c.Assignee, opts.assignee)
+	c.AddLabels, c.RemoveLabels = opts.addLabels, opts.removeLabels
+	if cmd.Flags().Changed("priority") {
+		p, err := parsePriority(opts.priority)
+		if err != nil {
+			return err
+		}
+		c.Priority = &p
+	}
+	if cmd.Flags().Changed("defer") {
+		var when time.Time
+		if opts.deferUntil != "" {
+			w, err := parseWhen(opts.deferUntil, env.Now())
+			if err != nil {
+				return err
+			}
+			when = w
+		}
+		c.Defer = &when
+	}
+	t, err := env.openTasks(ctx, true)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return writeEmpty(env, opts.json)
+	}
+	who := env.actor(t.ws)
+	var done []*tasks.Issue
+	berr := batch(env, ids, func(id string) error {
+		if opts.claim {
+			if _, err := t.store.Claim(id, who, env.Now()); err != nil {
+				return err
+			}
+		}
+		iss, err := t.store.Update(id, c, env.Now())
+		if err == nil {
+			done = append(done, iss)
+		}
+		return err
+	})
+	if len(done) > 0 {
+		if err := t.save(); err != nil {
+			return err
+		}
+	}
+	if err := writeChanged(env, done, opts.json); err != nil {
+		return err
+	}
+	return berr
+}
+
+// writeChanged prints the issues a command changed: bd's array of issues
+// for --json, else a table.
+func writeChanged(env *Env, issues []*tasks.Issue, asJSON bool) error {
+	if asJSON {
+		out := make([]object, 0, len(issues))
+		for _, iss := range issues {
+			out = append(out, plainObject(iss))
+		}
+		return writeJSON(env.Out, out)
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	return writeIssueTable(env, issues)
+}
