@@ -50,13 +50,13 @@ var depTypes = []string{DepBlocks, DepParentChild, DepConditionalBlocks, DepWait
 // Issue is the typed view of an issue record: the fields memctl reads.
 // Everything else stays in the record's raw fields.
 type Issue struct {
-	ID, Title, Description, Design, AcceptanceCriteria, Notes string
-	Status, IssueType, Assignee, Owner, CreatedBy, CloseReason  string
-	Priority                                                    int
-	CreatedAt, UpdatedAt, StartedAt, ClosedAt, DeferUntil       time.Time
-	Pinned, Ephemeral                                           bool
-	Labels                                                      []string
-	Deps                                                        []Dep
+	ID, Title, Description, Design, AcceptanceCriteria, Notes  string
+	Status, IssueType, Assignee, Owner, CreatedBy, CloseReason string
+	Priority                                                   int
+	CreatedAt, UpdatedAt, StartedAt, ClosedAt, DeferUntil      time.Time
+	Pinned, Ephemeral                                          bool
+	Labels                                                     []string
+	Deps                                                       []Dep
 	// Comments is the number of comments; Record.Comments decodes them.
 	Comments int
 

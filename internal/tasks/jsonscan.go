@@ -20,7 +20,9 @@ type syntaxError struct {
 	msg string
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at column %d: %s", e.off+1, e.msg) }
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at column %d: %s", e.off+1, e.msg)
+}
 
 // scanner validates JSON strictly (as encoding/json does) and splits the
 // top-level object into fields without decoding the values. Reading only
