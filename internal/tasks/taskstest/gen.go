@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 )
 
 var (
@@ -49,4 +50,97 @@ func JSONL(r *rand.Rand, n int) []byte {
 		b.WriteString("}\n")
 	}
 	return []byte(b.String())
+}
+
+// Graph returns n issues that exercise every readiness rule: epics with
+// children (some two levels deep), blocks, conditional-blocks and
+// waits-for edges (all- and any-children gates), related edges, every
+// status, pinned and ephemeral issues, excluded types, and defer dates
+// before and after now.
+func Graph(r *rand.Rand, n int, now time.Time) []byte {
+	statuses := []string{"open", "open", "open", "open", "in_progress", "closed", "closed", "blocked", "deferred", "pinned"}
+	types := []string{"task", "task", "task", "bug", "feature", "epic", "epic", "chore", "gate", "message"}
+	var ids []string
+	var epics []string
+	var b strings.Builder
+	for i := range n {
+		id := fmt.Sprintf("g-%x", i)
+		var deps []string
+		if len(epics) > 0 && r.IntN(3) == 0 {
+			p := epics[r.IntN(len(epics))]
+			k := 1
+			for strings.Contains(strings.Join(ids, " "), p+"."+fmt.Sprint(k)+" ") || contains(ids, p+"."+fmt.Sprint(k)) {
+				k++
+			}
+			if strings.Count(p, ".") < 2 {
+				id = fmt.Sprintf("%s.%d", p, k)
+				deps = append(deps, fmt.Sprintf(`{"issue_id":%q,"depends_on_id":%q,"type":"parent-child","created_at":"2026-01-01T00:00:00Z"}`, id, p))
+			}
+		}
+		typ := types[r.IntN(len(types))]
+		st := statuses[r.IntN(len(statuses))]
+		fmt.Fprintf(&b, `{"id":%q,"title":"issue %d","status":%q,"priority":%d,"issue_type":%q,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"`, id, i, st, r.IntN(5), typ)
+		if st == "closed" {
+			b.WriteString(`,"closed_at":"2026-02-01T00:00:00Z"`)
+		}
+		switch r.IntN(12) {
+		case 0:
+			b.WriteString(`,"pinned":true`)
+		case 1:
+			b.WriteString(`,"ephemeral":true`)
+		case 2:
+			fmt.Fprintf(&b, `,"defer_until":%q`, now.Add(time.Duration(r.IntN(480)-240)*time.Hour).UTC().Format(time.RFC3339))
+		}
+		for k := 0; k < r.IntN(3) && len(ids) > 0; k++ {
+			t := ids[r.IntN(len(ids))]
+			if strings.HasPrefix(id, t+".") {
+				continue
+			}
+			switch x := r.IntN(10); {
+			case x < 6:
+				deps = append(deps, fmt.Sprintf(`{"issue_id":%q,"depends_on_id":%q,"type":"blocks","created_at":"2026-01-01T00:00:00Z"}`, id, t))
+			case x < 7:
+				deps = append(deps, fmt.Sprintf(`{"issue_id":%q,"depends_on_id":%q,"type":"conditional-blocks","created_at":"2026-01-01T00:00:00Z"}`, id, t))
+			case x < 8 && len(epics) > 0:
+				gate := []string{"all-children", "any-children"}[r.IntN(2)]
+				deps = append(deps, fmt.Sprintf(`{"issue_id":%q,"depends_on_id":%q,"type":"waits-for","created_at":"2026-01-01T00:00:00Z","metadata":"{\"gate\":\"%s\"}"}`, id, epics[r.IntN(len(epics))], gate))
+			default:
+				deps = append(deps, fmt.Sprintf(`{"issue_id":%q,"depends_on_id":%q,"type":"related","created_at":"2026-01-01T00:00:00Z"}`, id, t))
+			}
+		}
+		if len(deps) > 0 {
+			b.WriteString(`,"dependencies":[` + strings.Join(dedupeTargets(deps), ",") + `]`)
+		}
+		b.WriteString("}\n")
+		ids = append(ids, id)
+		if typ == "epic" {
+			epics = append(epics, id)
+		}
+	}
+	return []byte(b.String())
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dedupeTargets keeps one edge per target, as bd allows one per pair.
+func dedupeTargets(deps []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range deps {
+		i := strings.Index(d, `"depends_on_id":"`)
+		t := d[i+len(`"depends_on_id":"`):]
+		t = t[:strings.IndexByte(t, '"')]
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
