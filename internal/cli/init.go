@@ -8,6 +8,7 @@ import (
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
 )
 
 type initOptions struct {
@@ -75,6 +76,11 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	}
 	created := append(res.Created, ag.Created...)
 	updated := append(res.Updated, ag.Updated...)
+	if wrote, err := gitx.EnsureMergeDriver(repo.Root); err != nil {
+		env.warnf("%v; register the merge driver yourself: git config merge.memctl.driver %q", err, gitx.MergeDriver)
+	} else if wrote {
+		updated = append(updated, ".git/config (merge.memctl.driver)")
+	}
 	for _, w := range append(res.Warnings, ag.Warnings...) {
 		env.warnf("%s", w)
 	}

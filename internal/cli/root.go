@@ -128,6 +128,8 @@ Git is the sync, the history and the review.`,
 		newCommentsCmd(env),
 		newLabelCmd(env),
 		newStatsCmd(env),
+		newMergeDriverCmd(env),
+		newSyncCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
+)
+
+type syncOptions struct {
+	push bool
+	json bool
+}
+
+func newSyncCmd(env *Env) *cobra.Command {
+	var opts syncOptions
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Commit memctl's files, pull (merging issues.jsonl by id) and optionally push",
+		Long: `Sync makes git the sync in one command. It commits the changes under .ledger/
+and .beads/ (and nothing else: other staged or unstaged changes are left as they
+are), pulls from the upstream branch with git, so that memctl's merge driver
+merges .beads/issues.jsonl record by record, and pushes with --push. On a
+conflict it stops and names the files. It never prompts, so a session-end
+hook can run it.`,
+		Example: "  memctl sync\n  memctl sync --push --json",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runSync(cmd.Context(), env, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.push, "push", false, "push after pulling")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print what was done as JSON")
+	return cmd
+}
+
+type syncJSON struct {
+	SchemaVersion int      `json:"schema_version"`
+	Committed     bool     `json:"committed"`
+	Commit        string   `json:"commit"`
+	Files         []string `json:"files"`
+	Pulled        bool     `json:"pulled"`
+	Pushed        bool     `json:"pushed"`
+}
+
+func runSync(ctx context.Context, env *Env, opts syncOptions) error {
+	ws, err := env.Workspace()
+	if err != nil {
+		return err
+	}
+	if err := env.Lock(ctx, ws); err != nil {
+		return err
+	}
+	git := func(args ...string) (string, error) { return gitx.Git(ctx, ws.Root, args...) }
+	out := syncJSON{SchemaVersion: 1, Files: []string{}}
+	paths := []string{config.LedgerDir, ".beads"}
+	if _, err := git(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return withHint(err, "is git installed and is this a working tree?")
+	}
+	changed, err := git(append([]string{"diff", "--cached", "--name-only", "--"}, paths...)...)
+	if err != nil {
+		return err
+	}
+	if files := strings.Fields(changed); len(files) > 0 {
+		msg := fmt.Sprintf("memctl: sync %s\n\n%s\n", plural(len(files), "file"), strings.Join(files, "\n"))
+		// "--" with paths commits only these paths, whatever else is staged.
+		if _, err := git(append([]string{"commit", "--no-verify", "-q", "-m", msg, "--"}, paths...)...); err != nil {
+			return withHint(err, "set your git identity (git config user.name / user.email) and run memctl sync again")
+		}
+		sha, _ := git("rev-parse", "--short", "HEAD")
+		out.Committed, out.Commit, out.Files = true, strings.TrimSpace(sha), files
+		env.notef("committed %s as %s", plural(len(files), "file"), out.Commit)
+	}
+	if untracked, _ := git("ls-files", "--others", "--exclude-standard", "--", config.AttrsFile, config.AgentsFile, config.ClaudeFile); strings.TrimSpace(untracked) != "" {
+		env.notef("not committed (sync commits only .ledger/ and .beads/): %s; commit them so that every clone uses the merge driver and the agent instructions",
+			strings.Join(strings.Fields(untracked), ", "))
+	}
+	if _, err := git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err != nil {
+		remotes, _ := git("remote")
+		if !opts.push || len(strings.Fields(remotes)) == 0 {
+			env.notef("no upstream branch; nothing to pull (git branch --set-upstream-to to set one)")
+		} else {
+			remote := strings.Fields(remotes)[0]
+			if _, err := git("push", "-q", "-u", remote, "HEAD"); err != nil {
+				return withHint(err, "push by hand once: git push -u "+remote+" HEAD")
+			}
+			out.Pushed = true
+			env.notef("pushed and set the upstream to %s", remote)
+		}
+	} else {
+		if _, err := git("pull", "--no-rebase", "--no-edit", "-q"); err != nil {
+			return syncConflict(ctx, ws, err)
+		}
+		out.Pulled = true
+		if opts.push {
+			if _, err := git("push", "-q"); err != nil {
+				return withHint(err, "pull again (memctl sync) if the remote moved, then push")
+			}
+			out.Pushed = true
+		}
+	}
+	if opts.json {
+		return writeJSON(env.Out, out)
+	}
+	return nil
+}
+
+// syncConflict explains a failed pull: the conflicted paths and what to do.
+func syncConflict(ctx context.Context, ws *config.Workspace, pullErr error) error {
+	files, _ := gitx.Git(ctx, ws.Root, "diff", "--name-only", "--diff-filter=U")
+	if paths := strings.Fields(files); len(paths) > 0 {
+		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")),
+			"edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull")
+	}
+	var ge *gitx.GitError
+	if errors.As(pullErr, &ge) {
+		return withHint(pullErr, "git refused the pull (see above); your local changes are untouched")
+	}
+	return pullErr
+}

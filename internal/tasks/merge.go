@@ -1,0 +1,321 @@
+package tasks
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MergeResult is the output of a three-way merge of issues.jsonl.
+type MergeResult struct {
+	Data []byte
+	// Conflicts are the ids whose records could not be merged; Data holds
+	// conflict markers around both versions of each.
+	Conflicts []string
+}
+
+// Merge merges the issues.jsonl versions ours and theirs against their
+// common ancestor base, record by record, keyed by id:
+//
+//   - a record changed on one side only takes that side;
+//   - title, description, design and acceptance criteria take the side
+//     with the newer updated_at; closed wins the status; the lower
+//     priority number wins; updated_at and closed_at take the later time;
+//     notes edited on both sides are concatenated;
+//   - labels, dependencies and comments merge as sets keyed by label,
+//     target and comment id, where a removal on either side wins;
+//   - a record deleted on one side and changed on the other is kept;
+//   - any other field changed differently on both sides is a conflict.
+//
+// Records that are not issues are merged as whole lines.
+func Merge(base, ours, theirs []byte) (*MergeResult, error) {
+	b, err := Parse(base)
+	if err != nil {
+		return nil, err
+	}
+	o, err := Parse(ours)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Parse(theirs)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	for _, s := range []*Store{b, o, t} {
+		for _, r := range s.Records {
+			keys[recordKey(r)] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	bi, oi, ti := index(b), index(o), index(t)
+	out := &Store{byID: map[string]*Issue{}}
+	res := &MergeResult{}
+	var conflicts bytes.Buffer
+	for _, k := range sorted {
+		rb, ro, rt := bi[k], oi[k], ti[k]
+		merged, conflict := mergeRecord(rb, ro, rt)
+		if conflict {
+			res.Conflicts = append(res.Conflicts, strings.TrimPrefix(k, "1"))
+			conflicts.WriteString("<<<<<<< ours\n")
+			conflicts.Write(ro.encode())
+			conflicts.WriteString("\n=======\n")
+			conflicts.Write(rt.encode())
+			conflicts.WriteString("\n>>>>>>> theirs\n")
+			continue
+		}
+		if merged != nil {
+			out.Records = append(out.Records, merged)
+		}
+	}
+	res.Data = append(out.Bytes(), conflicts.Bytes()...)
+	return res, nil
+}
+
+// recordKey orders issues by id, then other records by content.
+func recordKey(r *Record) string {
+	if r.Issue != nil {
+		return "1" + r.Issue.ID
+	}
+	return "2" + string(r.raw)
+}
+
+func index(s *Store) map[string]*Record {
+	m := make(map[string]*Record, len(s.Records))
+	for _, r := range s.Records {
+		m[recordKey(r)] = r
+	}
+	return m
+}
+
+func same(a, b *Record) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return bytes.Equal(a.encode(), b.encode())
+}
+
+// mergeRecord merges one record; nil means deleted.
+func mergeRecord(base, ours, theirs *Record) (*Record, bool) {
+	switch {
+	case same(ours, theirs):
+		return ours, false
+	case same(base, ours):
+		return theirs, false
+	case same(base, theirs):
+		return ours, false
+	case ours == nil:
+		return theirs, false // deleted here, changed there: keep the change
+	case theirs == nil:
+		return ours, false
+	case ours.Issue == nil || theirs.Issue == nil:
+		return nil, true
+	}
+	return mergeFields(base, ours, theirs)
+}
+
+// mergeFields merges two changed versions of an issue field by field.
+func mergeFields(base, ours, theirs *Record) (*Record, bool) {
+	get := func(r *Record, k string) []byte {
+		if r == nil {
+			return nil
+		}
+		return r.get(k)
+	}
+	newerTheirs := theirs.Issue.UpdatedAt.After(ours.Issue.UpdatedAt)
+	out := &Record{dirty: true}
+	var keys []string
+	for _, r := range []*Record{ours, theirs} {
+		for _, f := range r.fields {
+			if !slices.Contains(keys, f.key) {
+				keys = append(keys, f.key)
+			}
+		}
+	}
+	conflict := false
+	for _, k := range keys {
+		vb, vo, vt := get(base, k), get(ours, k), get(theirs, k)
+		var v []byte
+		switch {
+		case bytes.Equal(vo, vt):
+			v = vo
+		case bytes.Equal(vb, vo):
+			v = vt
+		case bytes.Equal(vb, vt):
+			v = vo
+		default:
+			switch k {
+			case "title", "description", "design", "acceptance_criteria", "spec_id":
+				v = vo
+				if newerTheirs {
+					v = vt
+				}
+			case "notes":
+				v = mergeNotes(vb, vo, vt)
+			case "status":
+				v = mergeStatus(vo, vt, newerTheirs)
+			case "priority":
+				v = vo
+				if pt, ok := rawInt(vt); ok {
+					if po, ok := rawInt(vo); !ok || pt < po {
+						v = vt
+					}
+				}
+			case "updated_at", "closed_at", "started_at":
+				v = laterTime(vo, vt)
+			case "dependency_count", "dependent_count", "comment_count":
+				v = vo // derived by bd's export; recomputed by memctl
+			case "close_reason":
+				v = vo
+				if vo == nil {
+					v = vt
+				}
+			case "labels":
+				v = mergeSet(vb, vo, vt, func(e []byte) string { return string(e) })
+			case "dependencies":
+				v = mergeSet(vb, vo, vt, depKey)
+			case "comments":
+				v = mergeSet(vb, vo, vt, commentKey)
+			default:
+				conflict = true
+			}
+		}
+		if v != nil {
+			out.fields = append(out.fields, field{key: k, raw: v})
+		}
+	}
+	if conflict {
+		return nil, true
+	}
+	// closed wins: keep closed_at exactly when closed.
+	if s, _ := rawString(out.get("status")); s == StatusClosed {
+		if out.get("closed_at") == nil {
+			out.setRaw("closed_at", laterTime(get(ours, "closed_at"), get(theirs, "closed_at")))
+		}
+	} else {
+		out.del("closed_at")
+	}
+	iss, err := decodeIssue(out)
+	if err != nil {
+		return nil, true
+	}
+	out.Issue = iss
+	return out, false
+}
+
+func mergeStatus(vo, vt []byte, newerTheirs bool) []byte {
+	so, _ := rawString(vo)
+	st, _ := rawString(vt)
+	switch {
+	case so == StatusClosed:
+		return vo
+	case st == StatusClosed:
+		return vt
+	case newerTheirs:
+		return vt
+	}
+	return vo
+}
+
+// mergeNotes keeps both sides' additions: when both extended the base, the
+// result is ours followed by what theirs added.
+func mergeNotes(vb, vo, vt []byte) []byte {
+	b, _ := rawString(vb)
+	o, _ := rawString(vo)
+	t, _ := rawString(vt)
+	added := strings.TrimPrefix(t, b)
+	if !strings.HasPrefix(t, b) {
+		added = t
+	}
+	added = strings.TrimLeft(added, "\n")
+	if added == "" || strings.Contains(o, added) {
+		return vo
+	}
+	sep := "\n"
+	if o == "" {
+		sep = ""
+	}
+	return mustJSON(o + sep + added)
+}
+
+func laterTime(a, b []byte) []byte {
+	ta, erra := time.Parse(time.RFC3339Nano, strings.Trim(string(a), `"`))
+	tb, errb := time.Parse(time.RFC3339Nano, strings.Trim(string(b), `"`))
+	switch {
+	case erra != nil:
+		return b
+	case errb != nil:
+		return a
+	case tb.After(ta):
+		return b
+	}
+	return a
+}
+
+// mergeSet merges JSON arrays as sets by key: an element survives if it is
+// in the base and neither side removed it, or if a side added it.
+func mergeSet(vb, vo, vt []byte, key func([]byte) string) []byte {
+	d := decoder{}
+	els := func(raw []byte) [][]byte { return d.elements(field{key: "set", raw: raw}) }
+	b, o, t := els(vb), els(vo), els(vt)
+	keyset := func(list [][]byte) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range list {
+			m[key(e)] = true
+		}
+		return m
+	}
+	kb, ko, kt := keyset(b), keyset(o), keyset(t)
+	var out [][]byte
+	seen := map[string]bool{}
+	for _, list := range [][][]byte{o, t} {
+		for _, e := range list {
+			k := key(e)
+			if seen[k] {
+				continue
+			}
+			inBase := kb[k]
+			if inBase && (!ko[k] || !kt[k]) {
+				continue // removed on one side: removal wins
+			}
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return joinRaw(out)
+}
+
+func depKey(e []byte) string {
+	fs, _, _ := scanObject(e)
+	for _, f := range fs {
+		if f.key == "depends_on_id" {
+			return string(f.raw)
+		}
+	}
+	return string(e)
+}
+
+func commentKey(e []byte) string {
+	fs, _, _ := scanObject(e)
+	for _, f := range fs {
+		if f.key == "id" {
+			return string(f.raw)
+		}
+	}
+	return string(e)
+}
+
+func mustJSON(s string) []byte {
+	r := &Record{}
+	r.set("x", s)
+	return r.fields[0].raw
+}
