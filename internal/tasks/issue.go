@@ -70,9 +70,7 @@ func (i *Issue) Record() *Record { return i.rec }
 type Dep struct {
 	IssueID, DependsOnID, Type string
 	// Metadata is the edge's metadata JSON text ("" when absent).
-	Metadata  string
-	CreatedAt time.Time
-	CreatedBy string
+	Metadata string
 }
 
 // decodeIssue builds the typed view of r and validates it as bd does.
@@ -226,89 +224,82 @@ func (d *decoder) time(f field) time.Time {
 
 // elements splits a raw JSON array into its elements.
 func (d *decoder) elements(f field) [][]byte {
-	if string(f.raw) == "null" {
+	if !d.array(f) {
 		return nil
 	}
-	if len(f.raw) == 0 || f.raw[0] != '[' {
-		d.fail(f, "an array")
-		return nil
-	}
-	// Wrap the array as an object's field to reuse the scanner's splitting.
-	s := scanner{b: f.raw, i: 1}
 	var out [][]byte
-	s.skipWS()
-	if s.peek() == ']' {
-		return nil
-	}
-	for {
-		s.skipWS()
-		start := s.i
-		if err := s.value(1); err != nil {
-			d.fail(f, "a valid array")
-			return nil
-		}
-		out = append(out, f.raw[start:s.i])
-		s.skipWS()
-		c := s.peek()
-		s.i++
-		if c == ']' {
-			return out
-		}
-	}
+	eachElement(f.raw, func(e []byte) { out = append(out, e) })
+	return out
 }
 
-func (d *decoder) count(f field) int { return len(d.elements(f)) }
+// array checks that f is an array (or null, which is treated as empty).
+func (d *decoder) array(f field) bool {
+	if len(f.raw) == 0 || string(f.raw) == "null" {
+		return false
+	}
+	if f.raw[0] != '[' {
+		d.fail(f, "an array")
+		return false
+	}
+	return true
+}
+
+func (d *decoder) count(f field) int {
+	n := 0
+	if d.array(f) {
+		eachElement(f.raw, func([]byte) { n++ })
+	}
+	return n
+}
 
 func (d *decoder) strings(f field) []string {
-	els := d.elements(f)
-	out := make([]string, 0, len(els))
-	for _, e := range els {
+	if !d.array(f) {
+		return nil
+	}
+	var out []string
+	eachElement(f.raw, func(e []byte) {
 		s, ok := rawString(e)
 		if !ok {
 			d.fail(f, "an array of strings")
-			return nil
+			return
 		}
 		out = append(out, s)
-	}
+	})
 	return out
 }
 
 func (d *decoder) deps(f field) []Dep {
-	els := d.elements(f)
-	out := make([]Dep, 0, len(els))
-	for _, e := range els {
-		fs, _, err := scanObject(e)
-		if err != nil {
+	if !d.array(f) {
+		return nil
+	}
+	var out []Dep
+	eachElement(f.raw, func(e []byte) {
+		if len(e) == 0 || e[0] != '{' {
 			d.fail(f, "an array of dependency objects")
-			return nil
+			return
 		}
 		var dep Dep
-		for _, g := range fs {
-			g.key = "dependencies." + g.key
-			switch g.key {
-			case "dependencies.issue_id":
-				dep.IssueID = d.str(g)
-			case "dependencies.depends_on_id":
-				dep.DependsOnID = d.str(g)
-			case "dependencies.type":
-				dep.Type = d.str(g)
-			case "dependencies.metadata":
-				if s, ok := rawString(g.raw); ok {
+		eachMember(e, func(key string, raw []byte) {
+			switch key {
+			case "issue_id":
+				dep.IssueID = d.str(field{key: "dependencies.issue_id", raw: raw})
+			case "depends_on_id":
+				dep.DependsOnID = d.str(field{key: "dependencies.depends_on_id", raw: raw})
+			case "type":
+				dep.Type = d.str(field{key: "dependencies.type", raw: raw})
+			case "metadata":
+				if s, ok := rawString(raw); ok {
 					dep.Metadata = s
-				} else if string(g.raw) != "null" {
-					dep.Metadata = string(g.raw) // an object, as some writers store it
+				} else if string(raw) != "null" {
+					dep.Metadata = string(raw) // an object, as some writers store it
 				}
-			case "dependencies.created_at":
-				dep.CreatedAt = d.time(g)
-			case "dependencies.created_by":
-				dep.CreatedBy = d.str(g)
 			}
-		}
+		})
 		if d.err == nil && (dep.DependsOnID == "" || dep.Type == "") {
 			d.err = &LineError{Line: d.line, Field: "dependencies", Message: "an edge lacks depends_on_id or type"}
 		}
 		out = append(out, dep)
-	}
+	})
 	return out
 }
 

@@ -1,0 +1,91 @@
+package tasks
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/tasks/taskstest"
+)
+
+// benchData is n generated issues, or the file named by
+// MEMCTL_BENCH_ISSUES_<n> (e.g. made by shared/bench/beads/gen_beads_jsonl.py).
+func benchData(b *testing.B, n int) []byte {
+	if p := os.Getenv(fmt.Sprintf("MEMCTL_BENCH_ISSUES_%d", n)); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	return taskstest.JSONL(rand.New(rand.NewPCG(1, 2)), n)
+}
+
+var benchNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func benchLoad(b *testing.B, n int) {
+	data := benchData(b, n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchReady(b *testing.B, n int) {
+	data := benchData(b, n)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		NewGraph(s).Ready(ReadyFilter{Limit: 100}, benchNow)
+	}
+}
+
+func benchCreate(b *testing.B, n int) {
+	data := benchData(b, n)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Create(NewIssue{Title: "bench", Type: "task", Priority: 2}, "bench", Actor{Name: "b"}, benchNow); err != nil {
+			b.Fatal(err)
+		}
+		_ = s.Bytes()
+	}
+}
+
+func benchUpdate(b *testing.B, n int) {
+	data := benchData(b, n)
+	s, _ := Parse(data)
+	id := s.Issues()[n/2].ID
+	st := StatusInProgress
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Update(id, Changes{Status: &st}, benchNow); err != nil {
+			b.Fatal(err)
+		}
+		_ = s.Bytes()
+	}
+}
+
+func BenchmarkLoad1k(b *testing.B)    { benchLoad(b, 1_000) }
+func BenchmarkLoad10k(b *testing.B)   { benchLoad(b, 10_000) }
+func BenchmarkReady1k(b *testing.B)   { benchReady(b, 1_000) }
+func BenchmarkReady10k(b *testing.B)  { benchReady(b, 10_000) }
+func BenchmarkCreate1k(b *testing.B)  { benchCreate(b, 1_000) }
+func BenchmarkCreate10k(b *testing.B) { benchCreate(b, 10_000) }
+func BenchmarkUpdate1k(b *testing.B)  { benchUpdate(b, 1_000) }
+func BenchmarkUpdate10k(b *testing.B) { benchUpdate(b, 10_000) }
