@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 		}
 	}
 	path := ws.Path(config.IssuesFile)
-	s, err := tasks.Load(path)
+	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
 	if err != nil {
 		var le *tasks.LineError
 		if errors.As(err, &le) {

@@ -22,6 +22,18 @@ var ErrSymlink = errors.New("is a symbolic link")
 // half-written file. An existing file keeps its permission bits; a new one
 // gets perm. A symbolic link at path is refused with ErrSymlink.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	return writeFile(path, data, perm, true)
+}
+
+// WriteDerived replaces path with data atomically but without fsync: for
+// caches, which are checked against their source on every read, so a file
+// lost in a crash only costs a rebuild, and not waiting for the disk keeps
+// every write command fast.
+func WriteDerived(path string, data []byte) error {
+	return writeFile(path, data, 0o644, false)
+}
+
+func writeFile(path string, data []byte, perm fs.FileMode, durable bool) error {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("write %s: %w", path, ErrSymlink)
@@ -49,8 +61,10 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -59,7 +73,9 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	ok = true
-	syncDir(dir)
+	if durable {
+		syncDir(dir)
+	}
 	return nil
 }
 

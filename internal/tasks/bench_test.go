@@ -89,3 +89,25 @@ func BenchmarkCreate1k(b *testing.B)  { benchCreate(b, 1_000) }
 func BenchmarkCreate10k(b *testing.B) { benchCreate(b, 10_000) }
 func BenchmarkUpdate1k(b *testing.B)  { benchUpdate(b, 1_000) }
 func BenchmarkUpdate10k(b *testing.B) { benchUpdate(b, 10_000) }
+
+func benchReadyCached(b *testing.B, n int) {
+	dir := b.TempDir()
+	path, cache := dir+"/issues.jsonl", dir+"/tasks.cache"
+	if err := os.WriteFile(path, benchData(b, n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := LoadCached(path, cache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		NewGraph(s).Ready(ReadyFilter{Limit: 100}, benchNow)
+	}
+}
+
+func BenchmarkReadyCached1k(b *testing.B)  { benchReadyCached(b, 1_000) }
+func BenchmarkReadyCached10k(b *testing.B) { benchReadyCached(b, 10_000) }

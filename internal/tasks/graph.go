@@ -12,69 +12,73 @@ import (
 var excludedReadyTypes = []string{"merge-request", "gate", "molecule", "message", "agent", "role", "rig"}
 
 // Graph is the dependency graph of a store's live issues with the blocked
-// state computed as bd v1.0.5 does (BEADS.md §6.1).
+// state computed as bd v1.0.5 does (BEADS.md §6.1). Per-issue data sits in
+// slices indexed by the issue's position, so building the graph of 10,000
+// issues costs one map lookup per edge.
 type Graph struct {
-	Store *Store
-	// parents[i] are the targets of i's parent-child edges.
-	parents map[*Issue][]*Issue
-	// children[id] are the issues with a parent-child edge to id.
-	children map[string][]*Issue
-	// dependents counts incoming edges by type, per target id.
-	blocksIn map[string]int
-	allIn    map[string]int
-	blocked  map[*Issue][]string // blocked issue → blocked_by ids
+	Store    *Store
+	issues   []*Issue
+	parents  [][]*Issue // parents[i.idx]: targets of i's parent-child edges
+	children [][]*Issue // children[i.idx]: issues with a parent-child edge to i
+	blocksIn []int32    // incoming blocks edges
+	allIn    []int32    // incoming edges of any type
+	blocked  [][]string // blocked_by ids; nil when not blocked
 }
 
 // NewGraph builds the graph of s.
 func NewGraph(s *Store) *Graph {
+	issues := s.Issues()
+	n := len(issues)
 	g := &Graph{
 		Store:    s,
-		parents:  map[*Issue][]*Issue{},
-		children: map[string][]*Issue{},
-		blocksIn: map[string]int{},
-		allIn:    map[string]int{},
-		blocked:  map[*Issue][]string{},
+		issues:   issues,
+		parents:  make([][]*Issue, n),
+		children: make([][]*Issue, n),
+		blocksIn: make([]int32, n),
+		allIn:    make([]int32, n),
+		blocked:  make([][]string, n),
 	}
-	issues := s.Issues()
+	for i, iss := range issues {
+		iss.idx = i
+	}
 	for _, iss := range issues {
 		for _, d := range iss.Deps {
-			g.allIn[d.DependsOnID]++
+			t := s.live(d.DependsOnID)
+			if t == nil {
+				continue
+			}
+			g.allIn[t.idx]++
 			switch d.Type {
 			case DepBlocks:
-				g.blocksIn[d.DependsOnID]++
+				g.blocksIn[t.idx]++
 			case DepParentChild:
-				if p, err := s.Get(d.DependsOnID); err == nil {
-					g.parents[iss] = append(g.parents[iss], p)
-					g.children[p.ID] = append(g.children[p.ID], iss)
-				}
+				g.parents[iss.idx] = append(g.parents[iss.idx], t)
+				g.children[t.idx] = append(g.children[t.idx], iss)
 			}
 		}
 	}
-	direct := map[*Issue][]string{}
+	direct := make([][]string, n)
 	for _, iss := range issues {
-		if by := g.directBlockers(iss); len(by) > 0 {
-			direct[iss] = by
-		}
+		direct[iss.idx] = g.directBlockers(iss)
 	}
 	// Blocked-ness is inherited down parent-child edges, transitively.
-	state := map[*Issue]int8{} // 0 unknown, 1 visiting, 2 done
+	state := make([]int8, n) // 0 unknown, 1 visiting, 2 done
 	var visit func(*Issue) bool
 	visit = func(iss *Issue) bool {
-		switch state[iss] {
+		switch state[iss.idx] {
 		case 1:
 			return false // a parent cycle: no inheritance around it
 		case 2:
-			_, b := g.blocked[iss]
-			return b
+			return g.blocked[iss.idx] != nil
 		}
-		state[iss] = 1
+		state[iss.idx] = 1
 		if !canBeBlocked(iss) {
-			state[iss] = 2
+			state[iss.idx] = 2
 			return false
 		}
-		by := direct[iss]
+		by := direct[iss.idx]
 		var viaParent []string
-		for _, p := range g.parents[iss] {
+		for _, p := range g.parents[iss.idx] {
 			if visit(p) {
 				viaParent = append(viaParent, p.ID)
 			}
@@ -82,9 +86,9 @@ func NewGraph(s *Store) *Graph {
 		if len(by) == 0 {
 			by = viaParent
 		}
-		state[iss] = 2
+		state[iss.idx] = 2
 		if len(by) > 0 {
-			g.blocked[iss] = by
+			g.blocked[iss.idx] = by
 			return true
 		}
 		return false
@@ -93,6 +97,12 @@ func NewGraph(s *Store) *Graph {
 		visit(iss)
 	}
 	return g
+}
+
+// node reports whether iss belongs to this graph (it may be a tombstone or
+// come from another store).
+func (g *Graph) node(iss *Issue) bool {
+	return iss != nil && iss.idx < len(g.issues) && g.issues[iss.idx] == iss
 }
 
 // canBeBlocked: closed and pinned issues are never blocked.
@@ -111,8 +121,8 @@ func (g *Graph) directBlockers(iss *Issue) []string {
 	for _, d := range iss.Deps {
 		switch d.Type {
 		case DepBlocks, DepConditionalBlocks:
-			t, err := g.Store.Get(d.DependsOnID)
-			if err == nil && t.Status != StatusClosed && t.Status != StatusPinned && !slices.Contains(by, t.ID) {
+			t := g.Store.live(d.DependsOnID)
+			if t != nil && t.Status != StatusClosed && t.Status != StatusPinned && !slices.Contains(by, t.ID) {
 				by = append(by, t.ID)
 			}
 		case DepWaitsFor:
@@ -150,7 +160,7 @@ func waitsFor(d Dep) (spawner, gate string) {
 // gateUnmet: all-children waits while any child of the spawner is not
 // closed; any-children waits until one child is closed.
 func (g *Graph) gateUnmet(spawner, gate string) bool {
-	kids := g.children[spawner]
+	kids := g.Children(spawner)
 	if gate == "any-children" {
 		for _, k := range kids {
 			if k.Status == StatusClosed {
@@ -169,24 +179,33 @@ func (g *Graph) gateUnmet(spawner, gate string) bool {
 
 // IsBlocked reports whether iss is blocked.
 func (g *Graph) IsBlocked(iss *Issue) bool {
-	_, ok := g.blocked[iss]
-	return ok
+	return g.node(iss) && g.blocked[iss.idx] != nil
 }
 
 // BlockedBy returns the ids blocking iss: its direct blockers, or the
 // blocked parents it inherits from.
-func (g *Graph) BlockedBy(iss *Issue) []string { return g.blocked[iss] }
+func (g *Graph) BlockedBy(iss *Issue) []string {
+	if !g.node(iss) {
+		return nil
+	}
+	return g.blocked[iss.idx]
+}
 
 // Parent returns the first parent-child target of iss, or nil.
 func (g *Graph) Parent(iss *Issue) *Issue {
-	if ps := g.parents[iss]; len(ps) > 0 {
-		return ps[0]
+	if g.node(iss) && len(g.parents[iss.idx]) > 0 {
+		return g.parents[iss.idx][0]
 	}
 	return nil
 }
 
 // Children returns the issues with a parent-child edge to id.
-func (g *Graph) Children(id string) []*Issue { return g.children[id] }
+func (g *Graph) Children(id string) []*Issue {
+	if t := g.Store.live(id); g.node(t) {
+		return g.children[t.idx]
+	}
+	return nil
+}
 
 // BlocksCounts returns the numbers of outgoing and incoming blocks edges,
 // which bd's ready and list output call dependency_count and
@@ -197,13 +216,19 @@ func (g *Graph) BlocksCounts(iss *Issue) (out, in int) {
 			out++
 		}
 	}
-	return out, g.blocksIn[iss.ID]
+	if !g.node(iss) {
+		return out, 0
+	}
+	return out, int(g.blocksIn[iss.idx])
 }
 
 // AllCounts returns the numbers of outgoing and incoming edges of every
 // type, as bd's show counts them.
 func (g *Graph) AllCounts(iss *Issue) (out, in int) {
-	return len(iss.Deps), g.allIn[iss.ID]
+	if !g.node(iss) {
+		return len(iss.Deps), 0
+	}
+	return len(iss.Deps), int(g.allIn[iss.idx])
 }
 
 // Dependents returns the issues with an edge to id, in store order.
@@ -282,7 +307,7 @@ func (g *Graph) isReady(iss *Issue, f ReadyFilter, now time.Time) bool {
 	case g.IsBlocked(iss):
 		return false
 	}
-	for _, p := range g.parents[iss] {
+	for _, p := range g.parents[iss.idx] {
 		if !p.DeferUntil.IsZero() && p.DeferUntil.After(now) {
 			return false
 		}
@@ -307,7 +332,7 @@ func (g *Graph) descendants(id string) map[*Issue]bool {
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, k := range g.children[cur] {
+		for _, k := range g.Children(cur) {
 			if !out[k] {
 				out[k] = true
 				queue = append(queue, k.ID)
@@ -399,7 +424,7 @@ func (g *Graph) Tree(root *Issue, direction string, maxDepth int) []TreeNode {
 		var next []step
 		if direction != "up" {
 			for _, d := range iss.Deps {
-				if t, err := g.Store.Get(d.DependsOnID); err == nil {
+				if t, err := g.Store.peek(d.DependsOnID); err == nil {
 					next = append(next, step{t, d.Type})
 				}
 			}
@@ -444,7 +469,7 @@ func (g *Graph) Cycles() [][]string {
 	visit = func(id string) {
 		color[id] = 1
 		stack = append(stack, id)
-		iss, err := g.Store.Get(id)
+		iss, err := g.Store.peek(id)
 		if err == nil {
 			for _, d := range iss.Deps {
 				if !isBlocking(d.Type) {

@@ -61,6 +61,10 @@ type Issue struct {
 	Comments int
 
 	rec *Record
+	idx int // position in the last Graph built over the store
+	// partial: only the cached fields are set (the text fields are not);
+	// Store.Get completes it.
+	partial bool
 }
 
 // Record returns the record behind the issue.
@@ -75,6 +79,7 @@ type Dep struct {
 
 // decodeIssue builds the typed view of r and validates it as bd does.
 func decodeIssue(r *Record) (*Issue, error) {
+	r.load()
 	iss := &Issue{rec: r, Status: StatusOpen, IssueType: "task"}
 	d := decoder{line: r.Line}
 	for _, f := range r.fields {

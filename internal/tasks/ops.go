@@ -156,7 +156,7 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 		parent = p
 	}
 	for _, d := range n.Deps {
-		if _, err := s.Get(d.ID); err != nil && !strings.HasPrefix(d.ID, "external:") {
+		if _, err := s.peek(d.ID); err != nil && !strings.HasPrefix(d.ID, "external:") {
 			return nil, err
 		}
 	}
@@ -402,7 +402,7 @@ func (s *Store) AddDep(from, to, typ string, who Actor, now time.Time) error {
 		return err
 	}
 	if !strings.HasPrefix(to, "external:") {
-		if _, err := s.Get(to); err != nil {
+		if _, err := s.peek(to); err != nil {
 			return err
 		}
 	}

@@ -54,13 +54,25 @@ type Record struct {
 	// Issue is the typed view of an issue or tombstone record.
 	Issue *Issue
 
-	raw    []byte // the line as read, without its line ending
-	fields []field
-	dirty  bool
+	raw        []byte // the line as read, without its line ending
+	start, end int    // raw's byte range in the file
+	fields     []field
+	lazy       bool // fields not split yet (loaded from the cache)
+	dirty      bool
+}
+
+// load splits a lazy record's fields on first use. A lazy record came
+// from the cache, so its line was validated when the cache was built.
+func (r *Record) load() {
+	if r.lazy {
+		r.fields, _, _ = scanObject(r.raw)
+		r.lazy = false
+	}
 }
 
 // get returns the raw value of key, or nil.
 func (r *Record) get(key string) []byte {
+	r.load()
 	for _, f := range r.fields {
 		if f.key == key {
 			return f.raw
@@ -80,6 +92,7 @@ func (r *Record) set(key string, v any) {
 }
 
 func (r *Record) setRaw(key string, raw []byte) {
+	r.load()
 	r.dirty = true
 	for i, f := range r.fields {
 		if f.key == key {
@@ -111,6 +124,7 @@ func (r *Record) setTime(key string, t time.Time) {
 }
 
 func (r *Record) del(key string) {
+	r.load()
 	for i, f := range r.fields {
 		if f.key == key {
 			r.fields = slices.Delete(r.fields, i, i+1)
@@ -126,6 +140,7 @@ func (r *Record) encode() []byte {
 	if !r.dirty && r.raw != nil {
 		return r.raw
 	}
+	r.load()
 	fs := slices.Clone(r.fields)
 	slices.SortStableFunc(fs, compareFields)
 	var b bytes.Buffer
@@ -202,6 +217,7 @@ func (e *LineError) Error() string {
 // Fields calls fn for every field of the record in bd's order, with the
 // field's raw JSON value.
 func (r *Record) Fields(fn func(key string, raw []byte)) {
+	r.load()
 	fs := slices.Clone(r.fields)
 	slices.SortStableFunc(fs, compareFields)
 	for _, f := range fs {

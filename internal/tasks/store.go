@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"runtime"
@@ -31,6 +32,8 @@ type Store struct {
 	byID    map[string]*Issue
 	// lf is false when the file had CRLF line endings (rewritten as LF).
 	lf bool
+	// cachePath is where Save refreshes the derived cache ("" for none).
+	cachePath string
 }
 
 // Load reads path. A missing file is an empty store. A line that cannot
@@ -52,6 +55,11 @@ func Parse(data []byte) (*Store, error) {
 	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
 		lines = lines[:n-1]
 	}
+	offsets := make([]int, len(lines))
+	for i, off := 0, 0; i < len(lines); i++ {
+		offsets[i] = off
+		off += len(lines[i]) + 1
+	}
 	recs := make([]*Record, len(lines))
 	errs := make([]error, len(lines))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
@@ -66,6 +74,9 @@ func Parse(data []byte) (*Store, error) {
 					continue
 				}
 				recs[i], errs[i] = parseRecord(line, i+1)
+				if recs[i] != nil {
+					recs[i].start, recs[i].end = offsets[i], offsets[i]+len(line)
+				}
 			}
 		})
 	}
@@ -89,8 +100,32 @@ func Parse(data []byte) (*Store, error) {
 	return s, nil
 }
 
-// Get returns the live issue with id (tombstones are not live).
+// Get returns the live issue with id (tombstones are not live), with
+// every typed field set.
 func (s *Store) Get(id string) (*Issue, error) {
+	iss, err := s.peek(id)
+	if err != nil {
+		return nil, err
+	}
+	if iss.partial {
+		if full, err := decodeIssue(iss.rec); err == nil {
+			*iss = *full
+		}
+	}
+	return iss, nil
+}
+
+// live returns the live issue with id, or nil.
+func (s *Store) live(id string) *Issue {
+	if iss := s.byID[id]; iss != nil && iss.Status != StatusTombstone {
+		return iss
+	}
+	return nil
+}
+
+// peek returns the live issue with id as loaded, possibly partial: enough
+// for the graph, which must not decode every issue.
+func (s *Store) peek(id string) (*Issue, error) {
 	if iss, ok := s.byID[id]; ok && iss.Status != StatusTombstone {
 		return iss, nil
 	}
@@ -137,6 +172,16 @@ func (s *Store) refresh(r *Record) error {
 // the other records in their order, one compact object per line, LF
 // endings and a final newline.
 func (s *Store) Bytes() []byte {
+	recs := s.sorted()
+	var b bytes.Buffer
+	for _, r := range recs {
+		b.Write(r.encode())
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func (s *Store) sorted() []*Record {
 	recs := make([]*Record, len(s.Records))
 	copy(recs, s.Records)
 	sort.SliceStable(recs, func(i, j int) bool {
@@ -149,15 +194,29 @@ func (s *Store) Bytes() []byte {
 		}
 		return a.Issue.ID < b.Issue.ID
 	})
-	var b bytes.Buffer
-	for _, r := range recs {
-		b.Write(r.encode())
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
+	return recs
 }
 
-// Save writes the store to path atomically.
+// Save writes the store to path atomically, then refreshes the cache for
+// the new content. Afterwards the records point into the written bytes.
 func (s *Store) Save(path string) error {
-	return fsx.WriteFile(path, s.Bytes(), 0o644)
+	recs := s.sorted()
+	var b bytes.Buffer
+	for _, r := range recs {
+		line := r.encode()
+		r.start = b.Len()
+		b.Write(line)
+		r.end = b.Len()
+		b.WriteByte('\n')
+	}
+	data := b.Bytes()
+	if err := fsx.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	for i, r := range recs {
+		r.raw, r.dirty, r.Line = data[r.start:r.end], false, i+1
+	}
+	s.Records = recs
+	s.writeCache(data, crc32.Checksum(data, castagnoli))
+	return nil
 }

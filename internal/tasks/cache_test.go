@@ -1,0 +1,84 @@
+package tasks
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/memctl/memctl/internal/tasks/taskstest"
+)
+
+func TestCacheIsUsedAndNeverTrustedBlindly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "cache", "tasks.cache")
+	data := taskstest.Graph(rand.New(rand.NewPCG(5, 6)), 200, refNow)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready := func(s *Store) []string {
+		r, _ := NewGraph(s).Ready(ReadyFilter{}, refNow)
+		return sortedIDs(r)
+	}
+	cold, err := LoadCached(path, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Records[0].lazy {
+		t.Fatal("first load came from a cache that did not exist")
+	}
+	warm, err := LoadCached(path, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !warm.Records[0].lazy {
+		t.Fatal("second load did not use the cache")
+	}
+	if !slices.Equal(ready(cold), ready(warm)) || !slices.Equal(sortedIDs(NewGraph(cold).Blocked()), sortedIDs(NewGraph(warm).Blocked())) {
+		t.Fatal("ready or blocked differ between the parsed file and the cache")
+	}
+	if string(warm.Bytes()) != string(cold.Bytes()) {
+		t.Fatal("a store from the cache writes other bytes than one from the file")
+	}
+	// A file changed behind memctl's back (same size) is parsed again.
+	changed := bytes.Replace(data, []byte(`"title":"issue 0"`), []byte(`"title":"issue X"`), 1)
+	if err := os.WriteFile(path, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadCached(path, cache)
+	if err != nil || s.Records[0].lazy {
+		t.Fatalf("stale cache used: lazy=%v err=%v", s.Records[0].lazy, err)
+	}
+	// A corrupt cache is ignored.
+	if err := os.WriteFile(cache, []byte("MCTC garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := LoadCached(path, cache); err != nil || s.Records[0].lazy {
+		t.Fatalf("corrupt cache: lazy=%v err=%v", s.Records[0].lazy, err)
+	}
+	// Save refreshes the cache, so the next load of the new file is warm
+	// and sees the change.
+	s, _ = LoadCached(path, cache)
+	iss, err := s.Create(NewIssue{Title: "new one", Type: "task"}, "g", Actor{Name: "x"}, refNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := LoadCached(path, cache)
+	if err != nil || !s2.Records[0].lazy {
+		t.Fatalf("save did not refresh the cache: err=%v", err)
+	}
+	got, err := s2.Get(iss.ID)
+	if err != nil || got.Title != "new one" || got.partial {
+		t.Fatalf("Get after a warm load = %+v, %v", got, err)
+	}
+	onDisk, _ := os.ReadFile(path)
+	if string(s2.Bytes()) != string(onDisk) {
+		t.Fatal("warm store does not match the file")
+	}
+}
