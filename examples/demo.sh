@@ -24,6 +24,19 @@ run facts --stats
 run check
 
 echo
+echo "Tasks: the Beads-compatible graph in .beads/issues.jsonl, as an agent uses it."
+export MEMCTL_ACTOR=demo-agent
+run ready
+run blocked
+run ready --json
+run update kv-d02 --claim
+run close kv-8f2 --reason "p99 PUT latency down to 3 ms"
+echo "(closing kv-8f2 unblocks kv-a7d)"
+run ready
+run create "Add a /healthz endpoint" -t feature -p 2 --deps discovered-from:kv-a7d
+run stats
+
+echo
 echo "CI gate: a facts file over its line budget fails memctl check (here the per-file budget is lowered to 8 lines)."
 printf '[facts]\nmax_lines = 800\nmax_file_lines = 8\n\n[tasks]\nprefix = "kv"\n' > .ledger/config.toml
 step check --format github
