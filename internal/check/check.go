@@ -187,8 +187,12 @@ func (r *Report) checkIssues(ws *config.Workspace) error {
 	}
 	r.Issues = n
 	for _, p := range problems {
-		r.add(Finding{Severity: Error, Rule: RuleIssuesJSONL, File: config.IssuesFile, Line: p.Line, Message: p.Message,
-			Hint: "each line must be one JSON object with a non-empty \"id\" and \"title\"; fix the line (after a merge, look for conflict markers)"})
+		msg := p.Message
+		if p.Field != "" {
+			msg = fmt.Sprintf("field %q: %s", p.Field, msg)
+		}
+		r.add(Finding{Severity: Error, Rule: RuleIssuesJSONL, File: config.IssuesFile, Line: p.Line, Message: msg,
+			Hint: "fix the line: every task command refuses the file until then (each line is one issue as bd writes it: a unique id, a title, priority 0–4, closed_at exactly when closed)"})
 	}
 	return nil
 }

@@ -174,6 +174,14 @@ func compactInto(b *bytes.Buffer, raw []byte) {
 
 // parseRecord reads one line. lineNo is for error messages.
 func parseRecord(line []byte, lineNo int) (*Record, error) {
+	if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] != '{' {
+		for _, m := range []string{"<<<<<<<", "=======", ">>>>>>>"} {
+			if bytes.HasPrefix(t, []byte(m)) {
+				return nil, &LineError{Line: lineNo, Message: "a merge conflict marker; keep one version of each record between the markers and delete the marker lines"}
+			}
+		}
+		return nil, &LineError{Line: lineNo, Message: "not a JSON object; each line must be one issue object"}
+	}
 	fields, _, err := scanObject(line)
 	if err != nil {
 		return nil, &LineError{Line: lineNo, Message: err.Error()}

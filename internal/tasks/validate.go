@@ -1,10 +1,7 @@
-// Package tasks holds the Beads-compatible task graph stored in
-// .beads/issues.jsonl: one JSON object per line, one line per issue.
 package tasks
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,15 +15,6 @@ type Problem struct {
 	Line    int
 	Field   string // the field at fault, "" for the whole line
 	Message string
-}
-
-// lineHead is the part of a record ValidateJSONL looks at. Pointers tell a
-// missing field from an empty one; RawMessage defers the type check.
-type lineHead struct {
-	Type   *string         `json:"_type"`
-	ID     json.RawMessage `json:"id"`
-	Title  json.RawMessage `json:"title"`
-	Status string          `json:"status"`
 }
 
 // ValidateFile checks the issues file at path. A missing file has no lines
@@ -44,32 +32,39 @@ func ValidateFile(path string) ([]Problem, int, error) {
 	return p, n, nil
 }
 
-// ValidateJSONL checks that every non-blank line of data is a JSON object
-// and that every issue record (a line without "_type", or with "_type":
-// "issue") has a non-empty string "id" and "title". Lines of other record
-// types, which Beads writes for memories, pass as long as they are objects.
-// It returns the problems in line order and the number of records.
+// ValidateJSONL checks every non-blank line of data with the rules every
+// task command applies (see Parse), and reports all the lines that break
+// them, not only the first, plus ids used twice. Lines of other record
+// types, which Beads writes for memories, pass as long as they are
+// objects. It returns the problems in line order and the number of
+// records.
 func ValidateJSONL(data []byte) ([]Problem, int) {
-	lines := splitLines(data)
-	// Decoding dominates; large files are split across the CPUs in line
-	// order, so the result is the same as a sequential pass.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/2000))
-	chunks := make([][]Problem, workers)
-	counts := make([]int, workers)
-	var wg sync.WaitGroup
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	if len(data) == 0 {
+		lines = nil
+	}
+	recs := make([]*Record, len(lines))
+	probs := make([]*Problem, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
 	per := (len(lines) + workers - 1) / max(workers, 1)
+	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*per, min((w+1)*per, len(lines))
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				line := lines[i]
+				line := bytes.TrimSuffix(lines[i], []byte{'\r'})
 				if len(bytes.TrimSpace(line)) == 0 {
 					continue
 				}
-				counts[w]++
-				if p, ok := validateLine(line); !ok {
-					p.Line = i + 1
-					chunks[w] = append(chunks[w], p)
+				r, err := parseRecord(line, i+1)
+				var le *LineError
+				switch {
+				case errors.As(err, &le):
+					probs[i] = &Problem{Line: le.Line, Field: le.Field, Message: le.Message}
+				case err != nil:
+					probs[i] = &Problem{Line: i + 1, Message: err.Error()}
+				default:
+					recs[i] = r
 				}
 			}
 		})
@@ -77,62 +72,22 @@ func ValidateJSONL(data []byte) ([]Problem, int) {
 	wg.Wait()
 	var out []Problem
 	n := 0
-	for w := range workers {
-		out = append(out, chunks[w]...)
-		n += counts[w]
+	seen := make(map[string]int, len(lines))
+	for i := range lines {
+		switch {
+		case probs[i] != nil:
+			n++
+			out = append(out, *probs[i])
+		case recs[i] != nil:
+			n++
+			if iss := recs[i].Issue; iss != nil {
+				if first, dup := seen[iss.ID]; dup {
+					out = append(out, Problem{Line: i + 1, Field: "id", Message: fmt.Sprintf("duplicate id %q (also on line %d)", iss.ID, first)})
+				} else {
+					seen[iss.ID] = i + 1
+				}
+			}
+		}
 	}
 	return out, n
-}
-
-func validateLine(line []byte) (Problem, bool) {
-	var h lineHead
-	if err := json.Unmarshal(line, &h); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) && typ.Field == "" {
-			return Problem{Message: fmt.Sprintf("line is a JSON %s, not an object", typ.Value)}, false
-		}
-		if errors.As(err, &typ) {
-			return Problem{Field: typ.Field, Message: fmt.Sprintf("%q is a JSON %s, want a string", typ.Field, typ.Value)}, false
-		}
-		return Problem{Message: "invalid JSON: " + err.Error()}, false
-	}
-	if h.Type != nil && *h.Type != "issue" {
-		return Problem{}, true
-	}
-	if msg := nonEmptyString(h.ID); msg != "" {
-		return Problem{Field: "id", Message: "\"id\" " + msg}, false
-	}
-	if h.Status == "tombstone" {
-		return Problem{}, true
-	}
-	if msg := nonEmptyString(h.Title); msg != "" {
-		return Problem{Field: "title", Message: "\"title\" " + msg}, false
-	}
-	return Problem{}, true
-}
-
-// nonEmptyString returns "" if raw is a non-empty JSON string, otherwise
-// what is wrong with it.
-func nonEmptyString(raw json.RawMessage) string {
-	if raw == nil {
-		return "is missing"
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "is not a string"
-	}
-	if len(bytes.TrimSpace([]byte(s))) == 0 {
-		return "is empty"
-	}
-	return ""
-}
-
-// splitLines splits data at LF, dropping one trailing empty line. A CR
-// before the LF stays and is white space to the JSON decoder.
-func splitLines(data []byte) [][]byte {
-	if len(data) == 0 {
-		return nil
-	}
-	data = bytes.TrimSuffix(data, []byte{'\n'})
-	return bytes.Split(data, []byte{'\n'})
 }

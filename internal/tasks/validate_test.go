@@ -22,19 +22,22 @@ func TestValidateJSONL(t *testing.T) {
 		`{"id":5,"title":"number id"}`,
 		`["not","an","object"]`,
 		`{"id":"bd-9","title":"x"`,
-		`{"id":"bd-10","title":"   "}`,
+		`{"id":"bd-10","title":"   "}`, // bd accepts a blank title: only "" is empty
+		`{"id":"bd-1","title":"again"}`,
+		`{"id":"bd-11","title":"t","priority":5}`,
 	}, "\n") + "\n"
 	problems, n := ValidateJSONL([]byte(in))
-	if n != 10 {
-		t.Errorf("records = %d, want 10", n)
+	if n != 12 {
+		t.Errorf("records = %d, want 12", n)
 	}
 	want := []string{
-		`6 title "title" is missing`,
-		`7 id "id" is empty`,
-		`8 id "id" is not a string`,
-		`9  line is a JSON array, not an object`,
-		`10  invalid JSON: unexpected end of JSON input`,
-		`11 title "title" is empty`,
+		`6 title missing or empty; every issue needs a title`,
+		`7 id missing or empty; every issue needs an id`,
+		`8 id is a number, want a string`,
+		`9  not a JSON object; each line must be one issue object`,
+		`10  invalid JSON at column 25: unexpected end of line`,
+		`12 id duplicate id "bd-1" (also on line 1)`,
+		`13 priority 5 is out of range; use 0 (critical) to 4 (backlog)`,
 	}
 	var got []string
 	for _, p := range problems {
