@@ -1,0 +1,157 @@
+package ledger
+
+import (
+	"bytes"
+	"strings"
+)
+
+// The edits below work on the bytes of one facts file by line ranges: the
+// lines of the fact they touch change, every other byte stays as it was,
+// so memctl never reformats text it did not write. A file with CRLF line
+// endings gets CRLF in the new lines.
+
+// FormatFact renders a fact as a list item: marker, text (continuation
+// lines indented under it) and the explicit id comment.
+func FormatFact(marker, text, id string) []string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	pad := strings.Repeat(" ", len(marker))
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimRight(l, " \t\r")
+		switch {
+		case i == 0:
+			out[i] = marker + l
+		case l == "":
+			out[i] = ""
+		default:
+			out[i] = pad + l
+		}
+	}
+	if id != "" {
+		out[len(out)-1] += " <!-- id:" + id + " -->"
+	}
+	return out
+}
+
+// AppendFact returns src with a new fact appended at the end of the file.
+// A blank line separates it from text that is not a fact.
+func AppendFact(src []byte, f *File, text, id string) []byte {
+	nl := lineEnding(src)
+	out := bytes.Clone(src)
+	trailingNL := len(src) == 0 || bytes.HasSuffix(src, []byte("\n"))
+	if !trailingNL {
+		out = append(out, nl...)
+	}
+	lines := splitLines(src)
+	last := len(lines)
+	for last > 0 && strings.TrimSpace(lines[last-1]) == "" {
+		last--
+	}
+	endsInFact := len(f.Facts) > 0 && f.Facts[len(f.Facts)-1].EndLine == last
+	if last > 0 && !endsInFact && last == len(lines) {
+		out = append(out, nl...)
+	}
+	for _, l := range FormatFact("- ", text, id) {
+		out = append(out, l...)
+		out = append(out, nl...)
+	}
+	if !trailingNL {
+		out = bytes.TrimSuffix(out, []byte(nl))
+	}
+	return out
+}
+
+// ReplaceFact returns src with the lines of fact replaced by text with id,
+// keeping the fact's list marker.
+func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
+	lines := rawLines(src)
+	marker := markerOf(strings.TrimRight(string(lines[fact.Line-1]), "\r\n"))
+	nl := lineEnding(src)
+	var repl []byte
+	for _, l := range FormatFact(marker, text, id) {
+		repl = append(repl, l...)
+		repl = append(repl, nl...)
+	}
+	// Keep the last line's own ending (or its absence at the end of file).
+	lastRaw := lines[fact.EndLine-1]
+	if !bytes.HasSuffix(lastRaw, []byte("\n")) {
+		repl = bytes.TrimSuffix(repl, []byte(nl))
+	}
+	return splice(lines, fact.Line, fact.EndLine, repl)
+}
+
+// RemoveFact returns src without the lines of fact.
+func RemoveFact(src []byte, fact Fact) []byte {
+	lines := rawLines(src)
+	out := splice(lines, fact.Line, fact.EndLine, nil)
+	// Removing the last line of a file without a final newline leaves the
+	// previous line's newline dangling; drop it to keep the file's style.
+	if fact.EndLine == len(lines) && !bytes.HasSuffix(src, []byte("\n")) {
+		out = bytes.TrimSuffix(bytes.TrimSuffix(out, []byte("\n")), []byte("\r"))
+	}
+	return out
+}
+
+// rawLines splits src after each LF, keeping the line endings.
+func rawLines(src []byte) [][]byte {
+	var out [][]byte
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			out = append(out, src)
+			break
+		}
+		out = append(out, src[:i+1])
+		src = src[i+1:]
+	}
+	return out
+}
+
+// splice replaces lines first..last (1-based, inclusive) with repl.
+func splice(lines [][]byte, first, last int, repl []byte) []byte {
+	var out []byte
+	for _, l := range lines[:first-1] {
+		out = append(out, l...)
+	}
+	out = append(out, repl...)
+	for _, l := range lines[last:] {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// markerOf returns a list item's marker with its indentation and the
+// spaces after it: "- ", "  * ", "1. ".
+func markerOf(line string) string {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+		j++
+	}
+	if j > i && j < len(line) && (line[j] == '.' || line[j] == ')') {
+		j++
+	} else if j == i && j < len(line) && strings.IndexByte("-*+", line[j]) >= 0 {
+		j++
+	} else {
+		return "- "
+	}
+	k := j
+	for k < len(line) && line[k] == ' ' && k-j < 4 {
+		k++
+	}
+	if k == j {
+		return line[:j] + " "
+	}
+	return line[:k]
+}
+
+// lineEnding is "\r\n" for a file that uses CRLF, else "\n".
+func lineEnding(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
+}
