@@ -28,12 +28,35 @@ const (
 
 // Config is the content of .ledger/config.toml with defaults applied.
 type Config struct {
-	Facts Facts `toml:"facts"`
-	Tasks Tasks `toml:"tasks"`
-	Runs  Layer `toml:"runs"`
-	Index Layer `toml:"index"`
-	Embed Embed `toml:"embed"`
-	Prime Layer `toml:"prime"`
+	Facts  Facts  `toml:"facts"`
+	Tasks  Tasks  `toml:"tasks"`
+	Runs   Layer  `toml:"runs"`
+	Index  Layer  `toml:"index"`
+	Embed  Embed  `toml:"embed"`
+	Prime  Layer  `toml:"prime"`
+	Review Review `toml:"review"`
+}
+
+// Review configures the proposal review.
+type Review struct {
+	// StaleDays: pending proposals older than this are reported by check.
+	StaleDays int `toml:"stale_days"`
+}
+
+// Write policies of a facts category ([facts.policy]).
+const (
+	PolicyReview    = "review"    // proposals wait for a human (default)
+	PolicyReadonly  = "readonly"  // proposals are refused; only humans edit the file
+	PolicyAppend    = "append"    // additions apply at once; updates and removals wait
+	PolicyReadwrite = "readwrite" // every proposal applies at once
+)
+
+// PolicyFor returns the write policy of a category.
+func (f Facts) PolicyFor(category string) string {
+	if p, ok := f.Policy[category]; ok {
+		return p
+	}
+	return PolicyReview
 }
 
 // Layer is the switch every layer has, so a team can adopt memctl one
@@ -49,6 +72,9 @@ type Facts struct {
 	MaxLines int `toml:"max_lines"`
 	// MaxFileLines is the line budget of each facts file.
 	MaxFileLines int `toml:"max_file_lines"`
+	// Policy maps a category to its write policy; unlisted categories use
+	// PolicyReview.
+	Policy map[string]string `toml:"policy"`
 }
 
 // Tasks configures the Beads-compatible task graph.
@@ -67,12 +93,13 @@ type Embed struct {
 // leaves a key out. prefix is the task-id prefix.
 func Default(prefix string) Config {
 	return Config{
-		Facts: Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines},
-		Tasks: Tasks{Enabled: true, Prefix: prefix},
-		Runs:  Layer{Enabled: true},
-		Index: Layer{Enabled: true},
-		Embed: Embed{Provider: DefaultEmbed},
-		Prime: Layer{Enabled: true},
+		Facts:  Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines, Policy: map[string]string{}},
+		Tasks:  Tasks{Enabled: true, Prefix: prefix},
+		Runs:   Layer{Enabled: true},
+		Index:  Layer{Enabled: true},
+		Embed:  Embed{Provider: DefaultEmbed},
+		Prime:  Layer{Enabled: true},
+		Review: Review{StaleDays: 14},
 	}
 }
 
@@ -185,6 +212,16 @@ func (c *Config) validate(name string) error {
 	if !ValidPrefix(c.Tasks.Prefix) {
 		return &Error{File: name, Key: "tasks.prefix", Message: fmt.Sprintf("%q is not a task-id prefix: use lower-case letters, digits and '-', starting with a letter or digit", c.Tasks.Prefix)}
 	}
+	for cat, p := range c.Facts.Policy {
+		switch p {
+		case PolicyReview, PolicyReadonly, PolicyAppend, PolicyReadwrite:
+		default:
+			return &Error{File: name, Key: "facts.policy." + cat, Message: fmt.Sprintf("unknown policy %q: use review, readonly, append or readwrite", p)}
+		}
+	}
+	if c.Review.StaleDays < 0 {
+		return &Error{File: name, Key: "review.stale_days", Message: fmt.Sprintf("must be 0 (never stale) or more, not %d", c.Review.StaleDays)}
+	}
 	switch c.Embed.Provider {
 	case "builtin", "ollama", "openai":
 	default:
@@ -200,6 +237,7 @@ func knownKeys() []string {
 		"tasks", "tasks.enabled", "tasks.prefix",
 		"runs", "runs.enabled", "index", "index.enabled",
 		"embed", "embed.provider", "prime", "prime.enabled",
+		"facts.policy", "review", "review.stale_days",
 	}
 }
 

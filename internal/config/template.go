@@ -23,6 +23,15 @@ max_lines = %d
 # Line budget for any one facts file.
 max_file_lines = %d
 
+[facts.policy]
+# How agents' proposals reach a facts file, per category (file name):
+#   review    - they wait for a human: memctl review (the default)
+#   readonly  - they are refused; only humans edit the file
+#   append    - additions apply at once; updates and removals wait
+#   readwrite - everything applies at once
+# Every change is recorded in .ledger/proposals/ whatever the policy.
+# Example: pitfalls = "append"
+
 [tasks]
 # The Beads-compatible task graph in .beads/issues.jsonl.
 enabled = %t
@@ -44,7 +53,12 @@ provider = %s
 [prime]
 # Session-start context from "memctl prime".
 enabled = %t
+
+[review]
+# memctl check warns about pending proposals older than this many days
+# (0: never).
+stale_days = %d
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
-		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), d.Prime.Enabled)
+		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), d.Prime.Enabled, d.Review.StaleDays)
 }

@@ -1,0 +1,279 @@
+// Package proposal handles proposed facts: one JSON file per proposal in
+// .ledger/proposals/, filed by agents and decided by humans. Because every
+// proposal has its own file, two branches never edit the same file, and
+// the audit trail (history) travels with git.
+package proposal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/ids"
+)
+
+// SchemaVersion is the version of the proposal file format.
+const SchemaVersion = 1
+
+// Actions.
+const (
+	ActionAdd    = "add"
+	ActionUpdate = "update"
+	ActionRemove = "remove"
+)
+
+// Statuses.
+const (
+	StatusPending   = "pending"
+	StatusApproved  = "approved"
+	StatusRejected  = "rejected"
+	StatusWithdrawn = "withdrawn"
+)
+
+// Evidence kinds.
+var EvidenceKinds = []string{"run", "task", "commit", "file", "url"}
+
+// ErrNotFound is returned for a proposal id that does not exist.
+var ErrNotFound = errors.New("proposal not found")
+
+// Evidence backs a proposal.
+type Evidence struct {
+	Kind string `json:"kind"`
+	Ref  string `json:"ref"`
+}
+
+// Similar is an existing fact that looks like the proposal.
+type Similar struct {
+	FactID   string  `json:"fact_id"`
+	Category string  `json:"category"`
+	Text     string  `json:"text"`
+	Score    float64 `json:"score"`
+	// Relation: "near-duplicate" or "possible-contradiction".
+	Relation string `json:"relation"`
+}
+
+// Event is one step of a proposal's history.
+type Event struct {
+	Action     string    `json:"action"` // proposed, approved, applied, rejected, withdrawn
+	By         string    `json:"by"`
+	At         time.Time `json:"at"`
+	OldContent string    `json:"old_content,omitempty"`
+	NewContent string    `json:"new_content,omitempty"`
+	Feedback   string    `json:"feedback,omitempty"`
+}
+
+// Proposal is one proposed change to the facts.
+type Proposal struct {
+	SchemaVersion int        `json:"schema_version"`
+	ID            string     `json:"id"`
+	Action        string     `json:"action"`
+	Category      string     `json:"category"`
+	FactID        string     `json:"fact_id"`
+	Content       string     `json:"content"`
+	Reason        string     `json:"reason"`
+	Evidence      []Evidence `json:"evidence"`
+	Author        string     `json:"author"`
+	CreatedAt     time.Time  `json:"created_at"`
+	Status        string     `json:"status"`
+	Reviewer      string     `json:"reviewer"`
+	ReviewedAt    *time.Time `json:"reviewed_at"`
+	Feedback      string     `json:"feedback"`
+	Similar       []Similar  `json:"similar"`
+	OverBudget    bool       `json:"over_budget"`
+	AppliedFactID string     `json:"applied_fact_id"`
+	History       []Event    `json:"history"`
+
+	// File is the proposal's path relative to the workspace root.
+	File string `json:"-"`
+	// Mneme is set for a file in mneme's format; it is rewritten in
+	// memctl's format when reviewed.
+	Mneme bool `json:"-"`
+}
+
+// mnemeFile is mneme's proposal format.
+type mnemeFile struct {
+	ID       string `json:"id"`
+	File     string `json:"file"`
+	Action   string `json:"action"` // append, create
+	Content  string `json:"content"`
+	Reason   string `json:"reason"`
+	Status   string `json:"status"`
+	Created  string `json:"created"`
+	Reviewed string `json:"reviewed"`
+}
+
+// Decode reads one proposal file; name is its path for messages.
+func Decode(data []byte, name string) (*Proposal, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	_, hasFile := probe["file"]
+	_, hasCategory := probe["category"]
+	if hasFile && !hasCategory {
+		return decodeMneme(data, name)
+	}
+	var p Proposal
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p.File = name
+	return &p, nil
+}
+
+func decodeMneme(data []byte, name string) (*Proposal, error) {
+	var m mnemeFile
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cat := strings.TrimSuffix(path.Base(filepath.ToSlash(m.File)), ".md")
+	p := &Proposal{SchemaVersion: SchemaVersion, ID: m.ID, Action: ActionAdd, Category: cat, Content: m.Content,
+		Reason: m.Reason, Status: m.Status, Author: "mneme", File: name, Mneme: true}
+	if p.Status == "" {
+		p.Status = StatusPending
+	}
+	if t, err := parseLooseTime(m.Created); err == nil {
+		p.CreatedAt = t
+	}
+	if t, err := parseLooseTime(m.Reviewed); err == nil {
+		p.ReviewedAt = &t
+	}
+	if p.ID == "" {
+		p.ID = strings.TrimSuffix(path.Base(name), ".json")
+	}
+	return p, nil
+}
+
+func parseLooseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a time: %q", s)
+}
+
+// Encode renders p as its file: indented JSON with a final newline.
+func Encode(p *Proposal) []byte {
+	q := *p
+	q.SchemaVersion = SchemaVersion
+	if q.Evidence == nil {
+		q.Evidence = []Evidence{}
+	}
+	if q.Similar == nil {
+		q.Similar = []Similar{}
+	}
+	if q.History == nil {
+		q.History = []Event{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(q)
+	return b.Bytes()
+}
+
+// Dir is the proposals directory of a workspace.
+type Dir struct {
+	Path string // on disk
+	Rel  string // relative to the workspace root, slash-separated
+}
+
+// List reads every proposal, oldest first (then by id). A file that
+// cannot be read as a proposal is skipped and returned as a problem.
+func (d Dir) List() ([]*Proposal, []Problem, error) {
+	entries, err := os.ReadDir(d.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read proposals directory %s: %w", d.Rel, err)
+	}
+	var out []*Proposal
+	var problems []Problem
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		rel := path.Join(d.Rel, name)
+		data, err := os.ReadFile(filepath.Join(d.Path, name))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read proposal %s: %w", rel, err)
+		}
+		p, err := Decode(data, rel)
+		if err != nil {
+			line, msg, _ := ValidateJSON(data)
+			problems = append(problems, Problem{File: rel, Line: max(line, 1), Message: msg})
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, problems, nil
+}
+
+// Get reads the proposal with id.
+func (d Dir) Get(id string) (*Proposal, error) {
+	all, _, err := d.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range all {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+}
+
+// Save writes p to its file atomically (a new proposal gets <id>.json).
+func (d Dir) Save(p *Proposal) error {
+	if p.File == "" {
+		p.File = path.Join(d.Rel, p.ID+".json")
+	}
+	p.Mneme = false
+	if err := os.MkdirAll(d.Path, 0o755); err != nil {
+		return err
+	}
+	return fsx.WriteFile(filepath.Join(d.Path, path.Base(p.File)), Encode(p), 0o644)
+}
+
+// NewID returns a content-derived id for a proposal: "p-" and seven
+// base-36 digits of a hash of what it proposes, when, and a random nonce
+// (so two identical proposals at the same second still differ); taken
+// reports ids already in use, and the nonce is drawn again for them.
+func NewID(p *Proposal, rand io.Reader, taken func(string) bool) (string, error) {
+	for range 16 {
+		var nonce [8]byte
+		if _, err := io.ReadFull(rand, nonce[:]); err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		fmt.Fprintf(h, "proposal\x00%s\x00%s\x00%s\x00%s\x00%s\x00", p.Action, p.Category, p.FactID, p.Content, p.CreatedAt.UTC().Format(time.RFC3339Nano))
+		h.Write(nonce[:])
+		id := "p-" + ids.Base36(h.Sum(nil), 7)
+		if !taken(id) {
+			return id, nil
+		}
+	}
+	return "", errors.New("could not find a free proposal id")
+}

@@ -1,0 +1,315 @@
+package proposal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/ids"
+	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/secrets"
+)
+
+// Book is what proposals act on: the facts files, the proposals directory
+// and the facts configuration (budgets, write policies).
+type Book struct {
+	FactsDir  string // on disk
+	FactsRel  string // relative to the workspace root
+	Proposals Dir
+	Config    config.Facts
+	// Matcher finds similar facts; nil means Lexical.
+	Matcher Matcher
+}
+
+// RefusedError is a proposal memctl will not file.
+type RefusedError struct {
+	Reason string
+	Hint   string
+}
+
+func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
+
+// StateError is a review action that does not fit the proposal's state.
+type StateError struct{ Message string }
+
+func (e *StateError) Error() string { return e.Message }
+
+// BudgetError is an approval that would push the facts over budget.
+type BudgetError struct {
+	Lines, Budget int
+	What          string
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("approving would make %s %d lines, over the budget of %d", e.What, e.Lines, e.Budget)
+}
+
+// Input is what an agent proposes.
+type Input struct {
+	Action, Category, FactID, Content, Reason, Author string
+	Evidence                                          []Evidence
+}
+
+var categoryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b.FactsRel) }
+
+// Propose files a proposal after the refusal checks (read-only category,
+// exact duplicate of a fact or a pending proposal, a secret in the text,
+// an unknown fact id). Under an append or readwrite policy it is applied
+// at once. rand supplies the id's nonce.
+func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, error) {
+	now = now.UTC().Truncate(time.Second)
+	in.Content = strings.TrimSpace(in.Content)
+	switch {
+	case in.Action != ActionAdd && in.Action != ActionUpdate && in.Action != ActionRemove:
+		return nil, &RefusedError{Reason: fmt.Sprintf("unknown action %q", in.Action), Hint: "use --action add, update or remove"}
+	case !categoryName.MatchString(in.Category):
+		return nil, &RefusedError{Reason: fmt.Sprintf("%q is not a category name", in.Category), Hint: "categories are the file names in .ledger/facts without .md: lower-case letters, digits, '-' and '_'"}
+	case in.Action != ActionRemove && in.Content == "":
+		return nil, &RefusedError{Reason: "no text", Hint: "give the fact with --text or on stdin"}
+	case strings.TrimSpace(in.Reason) == "":
+		return nil, &RefusedError{Reason: "no reason", Hint: "say why the fact matters with --reason"}
+	}
+	policy := b.Config.PolicyFor(in.Category)
+	if policy == config.PolicyReadonly {
+		return nil, &RefusedError{Reason: fmt.Sprintf("category %q is read-only ([facts.policy] %s = \"readonly\")", in.Category, in.Category),
+			Hint: "only humans edit that file; put the information in task notes or ask a maintainer"}
+	}
+	l, err := b.load()
+	if err != nil {
+		return nil, err
+	}
+	var target *ledger.Fact
+	if in.Action != ActionAdd {
+		for _, f := range l.Facts() {
+			if f.ID == in.FactID {
+				target = &f
+				break
+			}
+		}
+		if target == nil {
+			return nil, &RefusedError{Reason: fmt.Sprintf("no fact has id %q", in.FactID), Hint: `run "memctl facts" to see fact ids`}
+		}
+		in.Category = target.Category
+	}
+	if err := b.refuseDuplicates(in, l); err != nil {
+		return nil, err
+	}
+	if found, err := secrets.Scan(in.Content + "\n" + in.Reason); err != nil {
+		return nil, err
+	} else if len(found) > 0 {
+		return nil, &RefusedError{Reason: "the text contains what looks like a secret: " + secrets.Describe(found),
+			Hint: "remove the credential (memory is committed to git); reference where it is kept instead"}
+	}
+	p := &Proposal{SchemaVersion: SchemaVersion, Action: in.Action, Category: in.Category, FactID: in.FactID,
+		Content: in.Content, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
+		CreatedAt: now, Status: StatusPending}
+	if in.Action == ActionRemove && target != nil {
+		p.Content = ""
+	}
+	matcher := b.Matcher
+	if matcher == nil {
+		matcher = Lexical{}
+	}
+	if in.Action != ActionRemove {
+		for _, s := range matcher.Similar(in.Category, p.Content, l.Facts()) {
+			if s.FactID != in.FactID {
+				p.Similar = append(p.Similar, s)
+			}
+		}
+	}
+	if lines, budget, what := b.projected(l, p, target); lines > budget {
+		p.OverBudget = true
+		_ = what
+	}
+	p.ID, err = NewID(p, rand, func(id string) bool {
+		_, err := os.Stat(filepath.Join(b.Proposals.Path, id+".json"))
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: p.Content}}
+	if policy == config.PolicyReadwrite || (policy == config.PolicyAppend && in.Action == ActionAdd) {
+		return p, b.approve(p, l, target, "", "policy:"+policy, now, true)
+	}
+	return p, b.Proposals.Save(p)
+}
+
+func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
+	if in.Action == ActionRemove {
+		return nil
+	}
+	for _, f := range l.Facts() {
+		if sameText(f.Text, in.Content) {
+			return &RefusedError{Reason: fmt.Sprintf("fact %s in %s says exactly this already", f.ID, f.Category), Hint: "nothing to add; to change a fact use --action update --fact " + f.ID}
+		}
+	}
+	pending, _, err := b.Proposals.List()
+	if err != nil {
+		return err
+	}
+	for _, p := range pending {
+		if p.Status == StatusPending && p.Category == in.Category && sameText(p.Content, in.Content) {
+			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes exactly this already", p.ID), Hint: "wait for its review (memctl proposals --json)"}
+		}
+	}
+	return nil
+}
+
+// projected returns the line count a proposal would lead to: the file's
+// when it would break the per-file budget, else the total.
+func (b *Book) projected(l *ledger.Ledger, p *Proposal, target *ledger.Fact) (lines, budget int, what string) {
+	delta := 0
+	switch p.Action {
+	case ActionAdd:
+		delta = len(ledger.FormatFact("- ", p.Content, "x"))
+	case ActionUpdate:
+		delta = len(ledger.FormatFact("- ", p.Content, "x")) - (target.EndLine - target.Line + 1)
+	case ActionRemove:
+		delta = -(target.EndLine - target.Line + 1)
+	}
+	fileLines := 0
+	if f, err := l.File(p.Category); err == nil {
+		fileLines = f.Lines
+	}
+	if fileLines+delta > b.Config.MaxFileLines {
+		return fileLines + delta, b.Config.MaxFileLines, path.Join(b.FactsRel, p.Category+".md")
+	}
+	return l.Lines() + delta, b.Config.MaxLines, "the facts"
+}
+
+// Approve applies a pending proposal, with text replacing its content when
+// the reviewer edited it, and records who approved it and when. An
+// approval that would exceed a line budget is a *BudgetError unless
+// overBudget.
+func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now time.Time) error {
+	if p.Status != StatusPending {
+		return &StateError{Message: fmt.Sprintf("proposal %s is %s, not pending", p.ID, p.Status)}
+	}
+	l, err := b.load()
+	if err != nil {
+		return err
+	}
+	var target *ledger.Fact
+	if p.Action != ActionAdd {
+		for _, f := range l.Facts() {
+			if f.ID == p.FactID {
+				target = &f
+				break
+			}
+		}
+		if target == nil {
+			return &StateError{Message: fmt.Sprintf("fact %s, which proposal %s changes, no longer exists", p.FactID, p.ID)}
+		}
+	}
+	if text = strings.TrimSpace(text); text != "" && text != p.Content {
+		if found, err := secrets.Scan(text); err != nil {
+			return err
+		} else if len(found) > 0 {
+			return &RefusedError{Reason: "the edited text contains what looks like a secret: " + secrets.Describe(found), Hint: "remove the credential"}
+		}
+		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: text})
+		p.Content = text
+	}
+	if lines, budget, what := b.projected(l, p, target); lines > budget && !overBudget {
+		return &BudgetError{Lines: lines, Budget: budget, What: what}
+	}
+	return b.approve(p, l, target, "", reviewer, now, false)
+}
+
+// approve writes the fact change and the approved proposal.
+func (b *Book) approve(p *Proposal, l *ledger.Ledger, target *ledger.Fact, _ string, reviewer string, now time.Time, auto bool) error {
+	now = now.UTC().Truncate(time.Second)
+	file := filepath.Join(b.FactsDir, p.Category+".md")
+	src, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		src = []byte("# " + titleCase(p.Category) + "\n\n")
+	}
+	parsed := ledger.Parse(p.Category, path.Join(b.FactsRel, p.Category+".md"), src)
+	old := ""
+	var out []byte
+	switch p.Action {
+	case ActionAdd:
+		p.AppliedFactID = ids.Fact(p.Category, p.Content)
+		out = ledger.AppendFact(src, parsed, p.Content, p.AppliedFactID)
+	case ActionUpdate:
+		old = target.Text
+		p.AppliedFactID = target.ID
+		out = ledger.ReplaceFact(src, *target, p.Content, target.ID)
+	case ActionRemove:
+		old = target.Text
+		p.AppliedFactID = target.ID
+		out = ledger.RemoveFact(src, *target)
+	}
+	if err := fsx.WriteFile(file, out, 0o644); err != nil {
+		return err
+	}
+	p.Status, p.Reviewer, p.ReviewedAt = StatusApproved, reviewer, &now
+	action := "approved"
+	if auto {
+		action = "applied by policy"
+	}
+	p.History = append(p.History, Event{Action: action, By: reviewer, At: now, OldContent: old, NewContent: p.Content})
+	return b.Proposals.Save(p)
+}
+
+// Reject marks a pending proposal rejected with feedback for its author.
+func (b *Book) Reject(p *Proposal, feedback, reviewer string, now time.Time) error {
+	if p.Status != StatusPending {
+		return &StateError{Message: fmt.Sprintf("proposal %s is %s, not pending", p.ID, p.Status)}
+	}
+	if strings.TrimSpace(feedback) == "" {
+		return &RefusedError{Reason: "a rejection needs feedback", Hint: `say what the agent should do differently: --feedback "…"`}
+	}
+	now = now.UTC().Truncate(time.Second)
+	p.Status, p.Reviewer, p.ReviewedAt, p.Feedback = StatusRejected, reviewer, &now, strings.TrimSpace(feedback)
+	p.History = append(p.History, Event{Action: "rejected", By: reviewer, At: now, Feedback: p.Feedback})
+	return b.Proposals.Save(p)
+}
+
+// Withdraw marks a pending proposal withdrawn.
+func (b *Book) Withdraw(p *Proposal, by string, now time.Time) error {
+	if p.Status != StatusPending {
+		return &StateError{Message: fmt.Sprintf("proposal %s is %s, not pending", p.ID, p.Status)}
+	}
+	now = now.UTC().Truncate(time.Second)
+	p.Status, p.ReviewedAt = StatusWithdrawn, &now
+	p.History = append(p.History, Event{Action: "withdrawn", By: by, At: now})
+	return b.Proposals.Save(p)
+}
+
+func titleCase(s string) string {
+	s = strings.ReplaceAll(s, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Filter keeps the proposals with one of the statuses (all when empty).
+func Filter(ps []*Proposal, statuses ...string) []*Proposal {
+	if len(statuses) == 0 || slices.Contains(statuses, "all") {
+		return ps
+	}
+	var out []*Proposal
+	for _, p := range ps {
+		if slices.Contains(statuses, p.Status) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
