@@ -36,6 +36,8 @@ type Env struct {
 	Rand      io.Reader
 	// Width is the terminal width for human output; 0 when unknown.
 	Width int
+	// Prompter asks the interactive review's questions; nil means huh.
+	Prompter Prompter
 
 	ws      *config.Workspace
 	wsErr   error

@@ -21,7 +21,9 @@ type Finding struct {
 	Column int // 1-based
 }
 
-func (f Finding) String() string { return fmt.Sprintf("%s at line %d, column %d", f.RuleID, f.Line, f.Column) }
+func (f Finding) String() string {
+	return fmt.Sprintf("%s at line %d, column %d", f.RuleID, f.Line, f.Column)
+}
 
 var (
 	once     sync.Once

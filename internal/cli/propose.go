@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/proposal"
+)
+
+type proposeOptions struct {
+	category, text, reason, action, fact, author string
+	evidence                                     []string
+	json                                         bool
+}
+
+func newProposeCmd(env *Env) *cobra.Command {
+	var opts proposeOptions
+	cmd := &cobra.Command{
+		Use:   "propose",
+		Short: "Propose a fact for human review (agents never edit .ledger/facts)",
+		Long: `Propose files a proposal in .ledger/proposals/<id>.json for a person to approve,
+edit or reject with memctl review. It is refused (exit 1) when it repeats a fact
+or a pending proposal exactly, when the text contains what looks like a secret,
+when the category is read-only, or when --fact names no fact. Facts that look
+similar or contradictory are recorded with it and shown at review. Under an
+append or readwrite policy ([facts.policy]) it is applied at once.`,
+		Example: `  memctl propose --category pitfalls --reason "cost us a day in run 41" --text "The integration tests share port 7070; run them with -p 1."
+  echo "Use the blue pool for deploys." | memctl propose --category preferences --reason "team decision" --json
+  memctl propose --action update --fact f-3k9x2a1 --text "…" --reason "the limit changed" --evidence task:kv-8f2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPropose(cmd.Context(), env, cmd, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.category, "category", "", "the facts file, e.g. pitfalls (for add)")
+	f.StringVar(&opts.category, "file", "", "the same as --category (mneme's name)")
+	f.StringVar(&opts.text, "text", "", "the fact (default: read from stdin)")
+	f.StringVar(&opts.reason, "reason", "", "why it matters (required)")
+	f.StringVar(&opts.action, "action", proposal.ActionAdd, "add, update or remove")
+	f.StringVar(&opts.fact, "fact", "", "the fact `id` to update or remove")
+	f.StringArrayVar(&opts.evidence, "evidence", nil, "evidence `kind:ref` (run, task, commit, file, url); repeatable")
+	f.StringVar(&opts.author, "author", "", "who proposes (default: the actor)")
+	f.BoolVar(&opts.json, "json", false, "print the stored proposal as JSON")
+	return cmd
+}
+
+func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeOptions) error {
+	if opts.action != proposal.ActionAdd && opts.fact == "" {
+		return usagef(fmt.Errorf("--action %s needs --fact <id>", opts.action))
+	}
+	if opts.action == proposal.ActionAdd && opts.category == "" {
+		return usagef(errors.New("--category is required (the facts file, e.g. pitfalls)"))
+	}
+	if strings.TrimSpace(opts.reason) == "" {
+		return usagef(errors.New("--reason is required: say why the fact matters"))
+	}
+	var ev []proposal.Evidence
+	for _, e := range opts.evidence {
+		kind, ref, ok := strings.Cut(e, ":")
+		if !ok || ref == "" || !slices.Contains(proposal.EvidenceKinds, kind) {
+			return usagef(fmt.Errorf("--evidence %q: use kind:ref with kind one of %s", e, strings.Join(proposal.EvidenceKinds, ", ")))
+		}
+		ev = append(ev, proposal.Evidence{Kind: kind, Ref: ref})
+	}
+	if !cmd.Flags().Changed("text") && opts.action != proposal.ActionRemove {
+		if env.StdinTTY {
+			return usagef(errors.New("give the fact with --text or on stdin"))
+		}
+		b, err := io.ReadAll(env.In)
+		if err != nil {
+			return fmt.Errorf("read the fact from stdin: %w", err)
+		}
+		opts.text = string(b)
+	}
+	ws, err := env.Workspace()
+	if err != nil {
+		return err
+	}
+	if !ws.Config.Facts.Enabled {
+		env.notef("the facts layer is disabled ([facts] enabled = false in %s); nothing proposed", config.ConfigFile)
+		return nil
+	}
+	if err := env.Lock(ctx, ws); err != nil {
+		return err
+	}
+	author := opts.author
+	if author == "" {
+		author = env.actor(ws).Name
+	}
+	p, err := env.book(ws).Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
+		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
+	if err != nil {
+		return proposalError(err)
+	}
+	for _, s := range p.Similar {
+		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, oneLine(s.Text))
+	}
+	if p.OverBudget {
+		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
+	}
+	if opts.json {
+		_, err := env.Out.Write(proposal.Encode(p))
+		return err
+	}
+	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, oneLine(p.Content))
+	return err
+}
+
+func (e *Env) book(ws *config.Workspace) *proposal.Book {
+	return &proposal.Book{
+		FactsDir: ws.Path(config.FactsDir), FactsRel: config.FactsDir,
+		Proposals: proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir},
+		Config:    ws.Config.Facts,
+	}
+}
+
+// proposalError maps proposal errors to exit codes and hints.
+func proposalError(err error) error {
+	var (
+		ref *proposal.RefusedError
+		st  *proposal.StateError
+		bud *proposal.BudgetError
+	)
+	switch {
+	case errors.As(err, &ref):
+		return withHint(err, ref.Hint)
+	case errors.As(err, &st):
+		return withHint(err, `run "memctl review --list --status all" to see every proposal's state`)
+	case errors.As(err, &bud):
+		return withHint(err, "remove or merge facts first (memctl facts --stats), or approve anyway with --over-budget")
+	case errors.Is(err, proposal.ErrNotFound):
+		return withHint(&notFoundError{err}, `run "memctl proposals" to see pending proposal ids`)
+	}
+	return err
+}
