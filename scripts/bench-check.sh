@@ -20,7 +20,7 @@ git init -q .
 "$memctl" init 2>/dev/null
 python3 "$gen" -n 10000 -o .beads/issues.jsonl --seed 7 >/dev/null
 for i in $(seq -w 0 999); do
-  printf '{\n  "schema_version": 1,\n  "id": "p%s",\n  "action": "add",\n  "category": "pitfalls",\n  "content": "Proposal %s: keep the ready queue sorted.",\n  "reason": "seen in a run",\n  "status": "pending"\n}\n' "$i" "$i" > ".ledger/proposals/p$i.json"
+  printf '{\n  "schema_version": 1,\n  "id": "p%s",\n  "action": "add",\n  "category": "pitfalls",\n  "content": "Proposal %s: keep the ready queue sorted.",\n  "reason": "seen in a run",\n  "status": "pending",\n  "created_at": "2026-11-20T00:00:00Z"\n}\n' "$i" "$i" > ".ledger/proposals/p$i.json"
 done
 for cat in architecture invariants performance_rules pitfalls preferences; do
   { echo "# $cat"; echo; for i in $(seq 155); do echo "- $cat fact $i: the index is a cache, rebuilt from files; never commit it."; done; } > ".ledger/facts/$cat.md"

@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"proposal": 3, "runs": 3, "index": 3, "agents": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
 	"config": 1,
-	"gitx":   0, "fsx": 0, "ids": 0,
+	"gitx":   0, "fsx": 0, "ids": 0, "secrets": 0,
 }
 
 const modulePrefix = "github.com/memctl/memctl/internal/"

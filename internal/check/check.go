@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
@@ -33,6 +36,7 @@ const (
 	RuleFactsParse      = "facts-parse"
 	RuleFactsDuplicate  = "facts-duplicate-id"
 	RuleProposalJSON    = "proposal-json"
+	RuleProposalStale   = "proposal-stale"
 	RuleIssuesJSONL     = "issues-jsonl"
 	RuleAgentsBlock     = "agents-block"
 	RuleConfig          = "config"
@@ -76,7 +80,7 @@ func (r *Report) count(s Severity) int {
 
 // Run checks the workspace. It returns an error only when it cannot read
 // what it must check; everything wrong inside the files is a finding.
-func Run(ws *config.Workspace) (*Report, error) {
+func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 	r := &Report{MaxLines: ws.Config.Facts.MaxLines}
 	for _, w := range ws.Warnings {
 		msg := w.Message
@@ -90,7 +94,7 @@ func Run(ws *config.Workspace) (*Report, error) {
 		if err := r.checkFacts(ws); err != nil {
 			return nil, err
 		}
-		if err := r.checkProposals(ws); err != nil {
+		if err := r.checkProposals(ws, now); err != nil {
 			return nil, err
 		}
 	}
@@ -167,15 +171,20 @@ func largest(files []*ledger.File) *ledger.File {
 	return best
 }
 
-func (r *Report) checkProposals(ws *config.Workspace) error {
-	problems, n, err := proposal.ValidateDir(ws.Path(config.ProposalsDir), config.ProposalsDir)
+func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
+	problems, n, err := proposal.ValidateDir(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays)
 	if err != nil {
 		return err
 	}
 	r.Proposals = n
 	for _, p := range problems {
+		if p.Warning {
+			r.add(Finding{Severity: Warning, Rule: RuleProposalStale, File: p.File, Line: p.Line, Message: p.Message,
+				Hint: "review it: memctl review " + strings.TrimSuffix(path.Base(p.File), ".json")})
+			continue
+		}
 		r.add(Finding{Severity: Error, Rule: RuleProposalJSON, File: p.File, Line: p.Line, Message: p.Message,
-			Hint: "fix the JSON by hand, or delete the file and file the proposal again with memctl propose"})
+			Hint: "fix the file by hand (docs/review.md describes the schema), or delete it and propose again with memctl propose"})
 	}
 	return nil
 }

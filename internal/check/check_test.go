@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
@@ -46,11 +47,11 @@ func TestRun(t *testing.T) {
 		"AGENTS.md":                  agents.Block(),
 		".ledger/facts/a.md":         "# A\n\n- one\n- two\n",
 		".ledger/facts/b.md":         "# B\n\n- 1\n- 2\n- 3\n- 4\n- 5\n",
-		".ledger/proposals/ok.json":  `{"id":"ok"}`,
+		".ledger/proposals/ok.json":  `{"schema_version":1,"id":"ok","action":"add","category":"pitfalls","content":"x","reason":"y","status":"pending","created_at":"2026-11-20T00:00:00Z"}`,
 		".ledger/proposals/bad.json": `{"id":`,
 		".beads/issues.jsonl":        "{\"id\":\"x-1\",\"title\":\"t\"}\n{\"id\":\"x-2\"}\n",
 	})
-	r, err := Run(ws)
+	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestRunDisabledLayersAreSkipped(t *testing.T) {
 		".ledger/proposals/bad.json": `[`,
 		".beads/issues.jsonl":        "nonsense\n",
 	})
-	r, err := Run(ws)
+	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,8 @@ func benchWorkspace(b *testing.B) *config.Workspace {
   "category": "pitfalls",
   "content": "Proposal number %d: keep the ready queue sorted by priority, then age.",
   "reason": "seen in run %d",
-  "status": "pending"
+  "status": "pending",
+  "created_at": "2026-11-20T00:00:00Z"
 }
 `, i, i, r.IntN(1000))
 	}
@@ -130,7 +132,7 @@ func BenchmarkCheck1kProposals10kIssues(b *testing.B) {
 	ws := benchWorkspace(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := Run(ws)
+		r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -85,7 +85,7 @@ func runCheck(_ context.Context, env *Env, opts checkOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := check.Run(ws)
+	r, err := check.Run(ws, env.Now())
 	if err != nil {
 		return err
 	}

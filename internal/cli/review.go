@@ -18,7 +18,7 @@ import (
 
 type reviewOptions struct {
 	list, approve, reject, withdraw, commit, overBudget, accessible, json bool
-	status, text, feedback, reviewer                                     string
+	status, text, feedback, reviewer                                      string
 }
 
 func newReviewCmd(env *Env) *cobra.Command {

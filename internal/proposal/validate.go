@@ -1,5 +1,3 @@
-// Package proposal handles proposed facts: one JSON file per proposal in
-// .ledger/proposals/, filed by agents and decided by humans.
 package proposal
 
 import (
@@ -11,21 +9,26 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
-// Problem is a reason a proposal file cannot be used.
+// Problem is a reason a proposal file cannot be used, or (Warning) should
+// get attention.
 type Problem struct {
 	File    string // relative to the workspace root
 	Line    int
 	Message string
+	Warning bool
 }
 
 // ValidateDir checks every *.json file directly in dir (rel is dir relative
-// to the workspace root) and returns the problems in file order, and the
-// number of files checked. A missing directory has no problems.
-func ValidateDir(dir, rel string) ([]Problem, int, error) {
+// to the workspace root) against the proposal schema, and warns about
+// pending proposals older than staleDays (0: never). It returns the
+// problems in file order and the number of files checked.
+func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -46,11 +49,81 @@ func ValidateDir(dir, rel string) ([]Problem, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("read proposal %s: %w", path.Join(rel, name), err)
 		}
-		if line, msg, ok := ValidateJSON(data); !ok {
-			problems = append(problems, Problem{File: path.Join(rel, name), Line: line, Message: msg})
-		}
+		problems = append(problems, ValidateFile(data, path.Join(rel, name), now, staleDays)...)
 	}
 	return problems, len(names), nil
+}
+
+// ValidateFile checks one proposal file.
+func ValidateFile(data []byte, name string, now time.Time, staleDays int) []Problem {
+	if line, msg, ok := ValidateJSON(data); !ok {
+		return []Problem{{File: name, Line: line, Message: msg}}
+	}
+	p, err := Decode(data, name)
+	if err != nil {
+		return []Problem{{File: name, Line: 1, Message: "does not match the proposal schema: " + err.Error()}}
+	}
+	var out []Problem
+	bad := func(key, format string, args ...any) {
+		out = append(out, Problem{File: name, Line: keyLine(data, key), Message: fmt.Sprintf("field %q: ", key) + fmt.Sprintf(format, args...)})
+	}
+	if p.Mneme {
+		if p.Content == "" {
+			bad("content", "is empty")
+		}
+	} else {
+		if p.SchemaVersion != SchemaVersion {
+			bad("schema_version", "is %d; this memctl reads version %d", p.SchemaVersion, SchemaVersion)
+		}
+		if want := strings.TrimSuffix(path.Base(name), ".json"); p.ID != want {
+			bad("id", "is %q but the file is named %s.json", p.ID, want)
+		}
+		if !slices.Contains([]string{ActionAdd, ActionUpdate, ActionRemove}, p.Action) {
+			bad("action", "is %q; use add, update or remove", p.Action)
+		}
+		if !categoryName.MatchString(p.Category) {
+			bad("category", "%q is not a category name", p.Category)
+		}
+		if p.Action != ActionAdd && p.FactID == "" {
+			bad("fact_id", "is empty; %s needs the fact's id", p.Action)
+		}
+		if p.Action != ActionRemove && strings.TrimSpace(p.Content) == "" {
+			bad("content", "is empty")
+		}
+		if strings.TrimSpace(p.Reason) == "" {
+			bad("reason", "is empty")
+		}
+		if p.CreatedAt.IsZero() {
+			bad("created_at", "is missing")
+		}
+		for _, e := range p.Evidence {
+			if !slices.Contains(EvidenceKinds, e.Kind) {
+				bad("evidence", "kind %q; use %s", e.Kind, strings.Join(EvidenceKinds, ", "))
+			}
+		}
+	}
+	if !slices.Contains([]string{StatusPending, StatusApproved, StatusRejected, StatusWithdrawn}, p.Status) {
+		bad("status", "is %q; use pending, approved, rejected or withdrawn", p.Status)
+	}
+	if p.Status == StatusRejected && strings.TrimSpace(p.Feedback) == "" && !p.Mneme {
+		bad("feedback", "is empty on a rejected proposal; the agent needs to know why")
+	}
+	if staleDays > 0 && p.Status == StatusPending && !p.CreatedAt.IsZero() {
+		if age := now.Sub(p.CreatedAt); age > time.Duration(staleDays)*24*time.Hour {
+			out = append(out, Problem{File: name, Line: 1, Warning: true,
+				Message: fmt.Sprintf("pending for %d days (over [review] stale_days = %d)", int(age.Hours()/24), staleDays)})
+		}
+	}
+	return out
+}
+
+// keyLine is the line of the first occurrence of "key": in data, or 1.
+func keyLine(data []byte, key string) int {
+	i := bytes.Index(data, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 1
+	}
+	return bytes.Count(data[:i], []byte{'\n'}) + 1
 }
 
 // ValidateJSON checks that data is one JSON object. On failure it returns

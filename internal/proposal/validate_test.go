@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateJSON(t *testing.T) {
@@ -34,7 +35,7 @@ func TestValidateDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"a.json":    `{"id":"a"}`,
+		"a.json":    `{"schema_version":1,"id":"a","action":"add","category":"pitfalls","content":"x","reason":"y","status":"pending","created_at":"2026-11-20T00:00:00Z"}`,
 		"b.json":    `{"id":`,
 		"notes.txt": "not json, not checked",
 		".tmp.json": "partial write, not checked",
@@ -43,14 +44,14 @@ func TestValidateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	problems, n, err := ValidateDir(dir, ".ledger/proposals")
+	problems, n, err := ValidateDir(dir, ".ledger/proposals", time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || len(problems) != 1 || problems[0].File != ".ledger/proposals/b.json" {
 		t.Errorf("ValidateDir = %+v, %d", problems, n)
 	}
-	if p, n, err := ValidateDir(filepath.Join(dir, "missing"), "x"); err != nil || n != 0 || p != nil {
+	if p, n, err := ValidateDir(filepath.Join(dir, "missing"), "x", time.Now(), 0); err != nil || n != 0 || p != nil {
 		t.Errorf("missing directory: %v, %d, %v", p, n, err)
 	}
 }
