@@ -104,12 +104,17 @@ func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// stdout2env NAME: set $NAME to the last command's stdout, trimmed.
+// stdout2env NAME: set $NAME to the last command's stdout, trimmed; of a
+// table row (id<TAB>…), only the first field.
 func cmdStdout2Env(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: stdout2env NAME")
 	}
-	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+	v := strings.TrimSpace(ts.ReadFile("stdout"))
+	if first, _, ok := strings.Cut(v, "\t"); ok && !strings.Contains(first, "\n") {
+		v = first
+	}
+	ts.Setenv(args[0], v)
 }
 
 // exitcode N PROG [ARGS...]: run PROG like exec and require exit code N,

@@ -73,17 +73,12 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	switch {
 	case in.Action != ActionAdd && in.Action != ActionUpdate && in.Action != ActionRemove:
 		return nil, &RefusedError{Reason: fmt.Sprintf("unknown action %q", in.Action), Hint: "use --action add, update or remove"}
-	case !categoryName.MatchString(in.Category):
+	case in.Action == ActionAdd && !categoryName.MatchString(in.Category):
 		return nil, &RefusedError{Reason: fmt.Sprintf("%q is not a category name", in.Category), Hint: "categories are the file names in .ledger/facts without .md: lower-case letters, digits, '-' and '_'"}
 	case in.Action != ActionRemove && in.Content == "":
 		return nil, &RefusedError{Reason: "no text", Hint: "give the fact with --text or on stdin"}
 	case strings.TrimSpace(in.Reason) == "":
 		return nil, &RefusedError{Reason: "no reason", Hint: "say why the fact matters with --reason"}
-	}
-	policy := b.Config.PolicyFor(in.Category)
-	if policy == config.PolicyReadonly {
-		return nil, &RefusedError{Reason: fmt.Sprintf("category %q is read-only ([facts.policy] %s = \"readonly\")", in.Category, in.Category),
-			Hint: "only humans edit that file; put the information in task notes or ask a maintainer"}
 	}
 	l, err := b.load()
 	if err != nil {
@@ -101,6 +96,11 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 			return nil, &RefusedError{Reason: fmt.Sprintf("no fact has id %q", in.FactID), Hint: `run "memctl facts" to see fact ids`}
 		}
 		in.Category = target.Category
+	}
+	policy := b.Config.PolicyFor(in.Category)
+	if policy == config.PolicyReadonly {
+		return nil, &RefusedError{Reason: fmt.Sprintf("category %q is read-only ([facts.policy] %s = \"readonly\")", in.Category, in.Category),
+			Hint: "only humans edit that file; put the information in task notes or ask a maintainer"}
 	}
 	if err := b.refuseDuplicates(in, l); err != nil {
 		return nil, err

@@ -51,10 +51,10 @@ func (Lexical) Similar(category, text string, facts []ledger.Fact) []Similar {
 		b, negB := words(f.Text)
 		score := jaccard(a, b)
 		switch {
-		case score >= nearDuplicate:
-			out = append(out, Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(score), Relation: "near-duplicate"})
 		case score >= contradiction && negA != negB:
 			out = append(out, Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(score), Relation: "possible-contradiction"})
+		case score >= nearDuplicate:
+			out = append(out, Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(score), Relation: "near-duplicate"})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
