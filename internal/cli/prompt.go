@@ -134,8 +134,14 @@ func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book
 		return nil
 	}
 	prompter := env.Prompter
-	if prompter == nil {
-		prompter = &huhPrompter{in: &lineReader{r: bufio.NewReader(env.In)}, out: env.Err, accessible: accessible}
+	switch {
+	case prompter != nil:
+	case accessible:
+		// Line prompts on stderr, answers from stdin one line each.
+		prompter = &huhPrompter{in: &lineReader{r: bufio.NewReader(env.In)}, out: env.Err, accessible: true}
+	default:
+		// The full-screen form needs the terminal itself for raw input.
+		prompter = &huhPrompter{in: env.In, out: env.Out}
 	}
 	reviewer, email := env.reviewer(ws, opts.reviewer)
 	counts := map[string]int{}

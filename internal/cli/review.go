@@ -275,10 +275,15 @@ func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 	for _, s := range p.Similar {
 		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", s.Relation, s.Score, s.FactID, oneLine(s.Text))
 	}
-	if p.OverBudget {
-		b.WriteString("Budget: approving would exceed the facts line budget (needs --over-budget)\n")
-	} else {
-		fmt.Fprintf(&b, "Budget: +%d lines, within the budget\n", len(ledger.FormatFact("- ", p.Content, "x")))
+	if p.Status == proposal.StatusPending {
+		if eff, err := book.BudgetEffect(p); err == nil {
+			fmt.Fprintf(&b, "Budget: %s %d → %d of %d lines; all facts %d → %d of %d", eff.File, eff.FileBefore, eff.FileAfter, eff.FileMax,
+				eff.TotalBefore, eff.TotalAfter, eff.TotalMax)
+			if eff.Over() {
+				b.WriteString("  OVER BUDGET (approve needs --over-budget)")
+			}
+			b.WriteString("\n")
+		}
 	}
 	if p.Feedback != "" {
 		fmt.Fprintf(&b, "Feedback: %s\n", p.Feedback)

@@ -170,6 +170,19 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 // projected returns the line count a proposal would lead to: the file's
 // when it would break the per-file budget, else the total.
 func (b *Book) projected(l *ledger.Ledger, p *Proposal, target *ledger.Fact) (lines, budget int, what string) {
+	delta := b.delta(p, target)
+	fileLines := 0
+	if f, err := l.File(p.Category); err == nil {
+		fileLines = f.Lines
+	}
+	if fileLines+delta > b.Config.MaxFileLines {
+		return fileLines + delta, b.Config.MaxFileLines, path.Join(b.FactsRel, p.Category+".md")
+	}
+	return l.Lines() + delta, b.Config.MaxLines, "the facts"
+}
+
+// delta is the number of lines approving p adds (negative: removes).
+func (b *Book) delta(p *Proposal, target *ledger.Fact) int {
 	delta := 0
 	switch p.Action {
 	case ActionAdd:
@@ -179,14 +192,42 @@ func (b *Book) projected(l *ledger.Ledger, p *Proposal, target *ledger.Fact) (li
 	case ActionRemove:
 		delta = -(target.EndLine - target.Line + 1)
 	}
-	fileLines := 0
+	return delta
+}
+
+// Budget is the effect a proposal would have on the line budgets.
+type Budget struct {
+	File                              string
+	FileBefore, FileAfter, FileMax    int
+	TotalBefore, TotalAfter, TotalMax int
+}
+
+// Over reports whether the proposal would break a budget.
+func (b Budget) Over() bool { return b.FileAfter > b.FileMax || b.TotalAfter > b.TotalMax }
+
+// BudgetEffect computes what approving p would do to the line budgets.
+func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
+	l, err := b.load()
+	if err != nil {
+		return Budget{}, err
+	}
+	var target *ledger.Fact
+	for _, f := range l.Facts() {
+		if f.ID == p.FactID {
+			target = &f
+		}
+	}
+	if p.Action != ActionAdd && target == nil {
+		return Budget{}, &StateError{Message: fmt.Sprintf("fact %s no longer exists", p.FactID)}
+	}
+	delta := b.delta(p, target)
+	out := Budget{File: path.Join(b.FactsRel, p.Category+".md"), FileMax: b.Config.MaxFileLines,
+		TotalBefore: l.Lines(), TotalAfter: l.Lines() + delta, TotalMax: b.Config.MaxLines}
 	if f, err := l.File(p.Category); err == nil {
-		fileLines = f.Lines
+		out.FileBefore = f.Lines
 	}
-	if fileLines+delta > b.Config.MaxFileLines {
-		return fileLines + delta, b.Config.MaxFileLines, path.Join(b.FactsRel, p.Category+".md")
-	}
-	return l.Lines() + delta, b.Config.MaxLines, "the facts"
+	out.FileAfter = out.FileBefore + delta
+	return out, nil
 }
 
 // Approve applies a pending proposal, with text replacing its content when
