@@ -1,0 +1,151 @@
+package proposal
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/ledger"
+)
+
+var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func book(t *testing.T, files map[string]string, policy map[string]string) *Book {
+	t.Helper()
+	root := t.TempDir()
+	facts := filepath.Join(root, "facts")
+	if err := os.MkdirAll(facts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(facts, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Default("x").Facts
+	if policy != nil {
+		cfg.Policy = policy
+	}
+	return &Book{FactsDir: facts, FactsRel: ".ledger/facts", Proposals: Dir{Path: filepath.Join(root, "proposals"), Rel: ".ledger/proposals"}, Config: cfg}
+}
+
+// rnd is a deterministic "random" source that never repeats a nonce.
+func rnd() *bytes.Reader {
+	b := make([]byte, 1024)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	return bytes.NewReader(b)
+}
+
+func TestLexicalSimilar(t *testing.T) {
+	t.Parallel()
+	facts := []ledger.Fact{
+		{ID: "a", Category: "p", Text: "Run the integration tests with -p 1 because they share port 7070."},
+		{ID: "b", Category: "p", Text: "Deploys go to the blue pool."},
+		{ID: "c", Category: "other", Text: "Run the integration tests with -p 1 because they share port 7070."},
+	}
+	got := Lexical{}.Similar("p", "The integration tests share port 7070, so run them with -p 1.", facts)
+	if len(got) != 1 || got[0].FactID != "a" || got[0].Relation != "near-duplicate" {
+		t.Errorf("similar = %+v, want a near-duplicate of a only (same category)", got)
+	}
+	got = Lexical{}.Similar("p", "Never run the integration tests with -p 1.", facts)
+	if len(got) != 1 || got[0].Relation != "possible-contradiction" {
+		t.Errorf("similar = %+v, want a possible contradiction", got)
+	}
+	if got := (Lexical{}).Similar("p", "Cache the schema validator.", facts); len(got) != 0 {
+		t.Errorf("unrelated text matched %+v", got)
+	}
+}
+
+func TestDecodeMneme(t *testing.T) {
+	t.Parallel()
+	p, err := Decode([]byte(`{"id":"m1","file":"notes/pitfalls.md","action":"create","content":"x","reason":"r","status":"pending","created":"2026-11-20 09:00:00","reviewed":""}`), ".ledger/proposals/m1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Mneme || p.Category != "pitfalls" || p.Action != ActionAdd || p.CreatedAt.Hour() != 9 || p.ReviewedAt != nil {
+		t.Errorf("decoded %+v", p)
+	}
+}
+
+func TestNewIDRetriesTakenIDs(t *testing.T) {
+	t.Parallel()
+	p := &Proposal{Action: ActionAdd, Category: "p", Content: "x", CreatedAt: now}
+	first, err := NewID(p, rnd(), func(string) bool { return false })
+	if err != nil || !strings.HasPrefix(first, "p-") || len(first) != 9 {
+		t.Fatalf("NewID = %q, %v", first, err)
+	}
+	second, err := NewID(p, rnd(), func(id string) bool { return id == first })
+	if err != nil || second == first {
+		t.Errorf("a taken id was returned again: %q", second)
+	}
+}
+
+func TestProposeApproveRejectHistory(t *testing.T) {
+	t.Parallel()
+	b := book(t, map[string]string{"pitfalls.md": "# Pitfalls\n\n- Old fact. <!-- id:old -->\n"}, nil)
+	p, err := b.Propose(Input{Action: ActionUpdate, FactID: "old", Content: "New fact.", Reason: "r", Author: "agent"}, now, rnd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Category != "pitfalls" || p.Status != StatusPending {
+		t.Fatalf("proposal = %+v", p)
+	}
+	if err := b.Approve(p, "New fact, edited.", "rita", false, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(b.FactsDir, "pitfalls.md"))
+	if string(got) != "# Pitfalls\n\n- New fact, edited. <!-- id:old -->\n" {
+		t.Errorf("facts file = %q", got)
+	}
+	var actions []string
+	for _, e := range p.History {
+		actions = append(actions, e.Action)
+	}
+	if strings.Join(actions, ",") != "proposed,edited,approved" || p.History[2].OldContent != "Old fact." || p.AppliedFactID != "old" {
+		t.Errorf("history = %+v, applied %q", p.History, p.AppliedFactID)
+	}
+	var st *StateError
+	if err := b.Reject(p, "too late", "rita", now); !errors.As(err, &st) {
+		t.Errorf("rejecting an approved proposal: %v", err)
+	}
+	q, err := b.Propose(Input{Action: ActionAdd, Category: "pitfalls", Content: "Another.", Reason: "r", Author: "agent"}, now, rnd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref *RefusedError
+	if err := b.Reject(q, " ", "rita", now); !errors.As(err, &ref) {
+		t.Errorf("reject without feedback: %v", err)
+	}
+	if err := b.Reject(q, "Not a pitfall.", "rita", now); err != nil || q.Status != StatusRejected || q.Feedback != "Not a pitfall." {
+		t.Errorf("reject: %v %+v", err, q)
+	}
+	saved, err := b.Proposals.Get(q.ID)
+	if err != nil || saved.Feedback != "Not a pitfall." {
+		t.Errorf("saved = %+v, %v", saved, err)
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	t.Parallel()
+	b := book(t, map[string]string{"p.md": "- a <!-- id:a1 -->\n"}, map[string]string{"p": config.PolicyAppend})
+	add, err := b.Propose(Input{Action: ActionAdd, Category: "p", Content: "b", Reason: "r"}, now, rnd())
+	if err != nil || add.Status != StatusApproved || add.Reviewer != "policy:append" {
+		t.Fatalf("append add = %+v, %v", add, err)
+	}
+	upd, err := b.Propose(Input{Action: ActionUpdate, FactID: "a1", Content: "a!", Reason: "r"}, now, rnd())
+	if err != nil || upd.Status != StatusPending {
+		t.Fatalf("append update = %+v, %v", upd, err)
+	}
+	b.Config.Policy["p"] = config.PolicyReadonly
+	var ref *RefusedError
+	if _, err := b.Propose(Input{Action: ActionRemove, FactID: "a1", Reason: "r"}, now, rnd()); !errors.As(err, &ref) {
+		t.Fatalf("readonly remove: %v", err)
+	}
+}
