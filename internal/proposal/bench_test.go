@@ -14,7 +14,7 @@ func BenchmarkList1k(b *testing.B) {
 	for i := range 1000 {
 		p := &Proposal{ID: fmt.Sprintf("p-%07d", i), Action: ActionAdd, Category: "pitfalls",
 			Content: fmt.Sprintf("Proposal %d: keep the ready queue sorted by priority, then age.", i),
-			Reason: "seen in a run", Author: "agent", Status: StatusPending,
+			Reason:  "seen in a run", Author: "agent", Status: StatusPending,
 			CreatedAt: time.Date(2026, 11, 20, 0, 0, i, 0, time.UTC)}
 		if err := os.WriteFile(filepath.Join(dir, p.ID+".json"), Encode(p), 0o644); err != nil {
 			b.Fatal(err)
