@@ -24,6 +24,18 @@ run facts --stats
 run check
 
 echo
+echo "Facts change only through proposals that a person reviews."
+run proposals
+run review p-3kq9x2a
+run review p-3kq9x2a --approve --reviewer demo-reviewer
+run facts pitfalls
+MEMCTL_ACTOR=demo-agent run propose --category preferences --reason "saw it in a review" --text "Prefer table-driven tests."
+echo "(a secret is refused, and never printed)"
+set +e
+MEMCTL_ACTOR=demo-agent "$memctl" propose --category pitfalls --reason "deploy notes" --text "Deploy with GITHUB_TOKEN=ghp_R8x2Lq9ZpT4vW7nK1mB5cY3dF6gH0jS2aE9u"
+set -e
+
+echo
 echo "Tasks: the Beads-compatible graph in .beads/issues.jsonl, as an agent uses it."
 export MEMCTL_ACTOR=demo-agent
 run ready

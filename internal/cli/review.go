@@ -36,6 +36,7 @@ readers and scripts.
 
 Every choice has a flag, for scripts and CI:
   memctl review --list [--status pending|approved|rejected|withdrawn|all] [--json]
+                                          (default: pending and rejected)
   memctl review <id>                      show one proposal
   memctl review <id> --approve [--text "edited fact"] [--commit] [--over-budget]
   memctl review <id> --reject --feedback "what to do instead"
@@ -55,7 +56,7 @@ Every choice has a flag, for scripts and CI:
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.list, "list", false, "list proposals")
-	f.StringVar(&opts.status, "status", "", "with --list: pending (default), approved, rejected, withdrawn or all")
+	f.StringVar(&opts.status, "status", "", "with --list: pending, approved, rejected, withdrawn or all (default: pending and rejected)")
 	f.BoolVar(&opts.approve, "approve", false, "approve the proposal and apply it to the facts file")
 	f.StringVar(&opts.text, "text", "", "with --approve: the fact as edited by the reviewer")
 	f.BoolVar(&opts.reject, "reject", false, "reject the proposal (needs --feedback)")
@@ -81,7 +82,7 @@ func newProposalsCmd(env *Env) *cobra.Command {
 			return runReview(cmd.Context(), env, "", opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.status, "status", "", "pending (default), approved, rejected, withdrawn or all")
+	cmd.Flags().StringVar(&opts.status, "status", "", "pending, approved, rejected, withdrawn or all (default: pending and rejected)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
 	return cmd
 }
@@ -149,12 +150,15 @@ func runReview(ctx context.Context, env *Env, id string, opts reviewOptions) err
 }
 
 func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
+	// By default: what needs attention, pending proposals for reviewers
+	// and rejected ones, whose feedback is for the agents.
+	statuses := []string{proposal.StatusPending, proposal.StatusRejected}
 	status := opts.status
-	if status == "" {
-		status = proposal.StatusPending
-	}
 	switch status {
+	case "":
+		status = "pending or rejected"
 	case proposal.StatusPending, proposal.StatusApproved, proposal.StatusRejected, proposal.StatusWithdrawn, "all":
+		statuses = []string{status}
 	default:
 		return usagef(fmt.Errorf("--status %q: use pending, approved, rejected, withdrawn or all", status))
 	}
@@ -165,7 +169,7 @@ func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
 	for _, p := range problems {
 		env.warnf("%s:%d: %s (skipped; memctl check reports it)", p.File, p.Line, p.Message)
 	}
-	ps := proposal.Filter(all, status)
+	ps := proposal.Filter(all, statuses...)
 	if opts.json {
 		return writeJSON(env.Out, proposalsJSON{SchemaVersion: 1, Proposals: nonNil(ps)})
 	}
