@@ -90,19 +90,27 @@ func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 		r.add(Finding{Severity: Warning, Rule: RuleConfig, File: w.File, Message: msg,
 			Hint: "remove the key or fix its name; docs/config.md lists every key"})
 	}
-	if ws.Config.Facts.Enabled {
-		if err := r.checkFacts(ws); err != nil {
-			return nil, err
+	// The issues file is the largest input: check it on another goroutine
+	// while the facts and proposals are read. Each side fills its own
+	// report; the findings are merged and sorted below.
+	issues := &Report{}
+	issuesErr := make(chan error, 1)
+	go func() {
+		if !ws.Config.Tasks.Enabled {
+			issuesErr <- nil
+			return
 		}
-		if err := r.checkProposals(ws, now); err != nil {
-			return nil, err
-		}
+		issuesErr <- issues.checkIssues(ws)
+	}()
+	err := r.checkLedger(ws, now)
+	if ierr := <-issuesErr; err == nil {
+		err = ierr
 	}
-	if ws.Config.Tasks.Enabled {
-		if err := r.checkIssues(ws); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
+	r.Issues = issues.Issues
+	r.Findings = append(r.Findings, issues.Findings...)
 	if err := r.checkAgents(ws); err != nil {
 		return nil, err
 	}
@@ -117,6 +125,17 @@ func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 }
 
 func (r *Report) add(f Finding) { r.Findings = append(r.Findings, f) }
+
+// checkLedger checks the facts and the proposals, when facts are enabled.
+func (r *Report) checkLedger(ws *config.Workspace, now time.Time) error {
+	if !ws.Config.Facts.Enabled {
+		return nil
+	}
+	if err := r.checkFacts(ws); err != nil {
+		return err
+	}
+	return r.checkProposals(ws, now)
+}
 
 func (r *Report) checkFacts(ws *config.Workspace) error {
 	l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)

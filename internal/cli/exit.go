@@ -64,7 +64,7 @@ func exitCode(err error) int {
 		return exitNoWorkspace
 	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, fsx.ErrLocked), errors.Is(err, tasks.ErrConflict):
+	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged), errors.Is(err, tasks.ErrConflict):
 		return exitConflict
 	default:
 		return exitFailure

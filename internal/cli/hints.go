@@ -42,6 +42,8 @@ func hintFor(err error) string {
 		return "fix " + cfgErr.File + "; docs/config.md lists every key and its type"
 	case errors.Is(err, fsx.ErrLocked):
 		return "another memctl command is writing to this workspace; wait for it and run the command again"
+	case errors.Is(err, fsx.ErrChanged):
+		return "another program rewrote a memctl file in place while it was read; run the command again"
 	case errors.As(err, &usage):
 		return `run "memctl help" or add --help to the command to see its usage`
 	}

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 // version is set at build time: -ldflags "-X github.com/memctl/memctl/internal/cli.version=v1.2.3".
@@ -25,8 +27,26 @@ func Version() string {
 }
 
 // Main runs memctl with args and returns the process exit code.
-func Main(ctx context.Context, args []string, env *Env) int {
+func Main(ctx context.Context, args []string, env *Env) (code int) {
 	defer env.close()
+	// Large files are read through read-only mappings (fsx.ReadMapped). If
+	// another program truncates one in place while it is mapped, reading it
+	// faults: turn that into an error with a retry hint instead of a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	// A memctl command lives for milliseconds and its heap is small: trade
+	// some of it for fewer collections (measured: check on 1,000 proposals
+	// and 10,000 issues, 100 → 90 ms). GOGC in the environment still wins.
+	if env.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			code = finish(env, nil, true, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
+		}
+	}()
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.In)

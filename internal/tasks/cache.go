@@ -18,13 +18,15 @@ import (
 // cannot be read, is ignored and rebuilt from the file.
 //
 // Format (little endian): "MCTC", uint32 version, uint64 file size, uint32
-// CRC-32C of the file, uvarint record count, then per record: uvarint
-// line, uvarint start, uvarint end, byte kind and, for issues and tombstones, the cached
-// fields.
+// CRC-32C of the file, uvarint record count, uvarint total labels,
+// uvarint total dependency edges (so that decoding allocates each backing
+// array once), then per record: uvarint line, uvarint start, uvarint end,
+// byte kind and, for issues and tombstones, the cached fields.
 const (
 	cacheMagic = "MCTC"
 	// cacheVersion 1: the first format.
-	cacheVersion = 1
+	// cacheVersion 2: total label and edge counts after the record count.
+	cacheVersion = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -32,7 +34,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // LoadCached reads path like Load, using and refreshing the cache file at
 // cachePath. Save on the returned store refreshes the cache too.
 func LoadCached(path, cachePath string) (*Store, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadMapped(path)
 	if errors.Is(err, os.ErrNotExist) {
 		s := &Store{byID: map[string]*Issue{}, lf: true, cachePath: cachePath}
 		return s, nil
@@ -41,7 +43,7 @@ func LoadCached(path, cachePath string) (*Store, error) {
 		return nil, err
 	}
 	sum := crc32.Checksum(data, castagnoli)
-	if c, err := os.ReadFile(cachePath); err == nil {
+	if c, err := fsx.ReadMapped(cachePath); err == nil {
 		if s, ok := decodeCache(c, data, sum); ok {
 			s.cachePath = cachePath
 			return s, nil
@@ -68,6 +70,15 @@ func (s *Store) writeCache(data []byte, sum uint32) {
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(data)))
 	buf = binary.LittleEndian.AppendUint32(buf, sum)
 	buf = binary.AppendUvarint(buf, uint64(len(s.Records)))
+	var nLabels, nDeps int
+	for _, r := range s.Records {
+		if r.Issue != nil {
+			nLabels += len(r.Issue.Labels)
+			nDeps += len(r.Issue.Deps)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(nLabels))
+	buf = binary.AppendUvarint(buf, uint64(nDeps))
 	for _, r := range s.Records {
 		buf = binary.AppendUvarint(buf, uint64(r.Line))
 		buf = binary.AppendUvarint(buf, uint64(r.start))
@@ -188,8 +199,8 @@ func decodeCache(c, data []byte, sum uint32) (*Store, bool) {
 		return nil, false
 	}
 	r := &cacheReader{b: c[20:]}
-	n := r.uvarint()
-	if n > uint64(len(data)) {
+	n, nLabels, nDeps := r.uvarint(), r.uvarint(), r.uvarint()
+	if r.bad || n > uint64(len(data)) || nLabels > uint64(len(c)) || nDeps > uint64(len(c)) {
 		return nil, false
 	}
 	s := &Store{Records: make([]*Record, 0, n), byID: make(map[string]*Issue, n), lf: true}
@@ -197,8 +208,8 @@ func decodeCache(c, data []byte, sum uint32) (*Store, bool) {
 	issues := make([]Issue, n)
 	// One backing array each for all labels and all edges; every issue's
 	// slices are cut from them once they stop growing.
-	var labels []string
-	var deps []Dep
+	labels := make([]string, 0, nLabels)
+	deps := make([]Dep, 0, nDeps)
 	type span struct{ l0, l1, d0, d1 int }
 	spans := make([]span, n)
 	for k := range recs {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -39,7 +38,7 @@ type Store struct {
 // Load reads path. A missing file is an empty store. A line that cannot
 // be read fails the whole load with a *LineError: nothing is ever dropped.
 func Load(path string) (*Store, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadMapped(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Store{byID: map[string]*Issue{}, lf: true}, nil
 	}

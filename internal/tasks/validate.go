@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime"
 	"sync"
+
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 // Problem is a line of issues.jsonl that is not a usable record.
@@ -21,7 +22,7 @@ type Problem struct {
 // and no problems. It returns the problems, sorted by line, and the number
 // of records.
 func ValidateFile(path string) ([]Problem, int, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadMapped(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -43,7 +44,10 @@ func ValidateJSONL(data []byte) ([]Problem, int) {
 	if len(data) == 0 {
 		lines = nil
 	}
-	recs := make([]*Record, len(lines))
+	// Only each line's outcome is kept, not its record: the records
+	// become garbage at once, so the heap stays small on a large file.
+	ids := make([]string, len(lines)) // the issue id, for duplicates
+	ok := make([]bool, len(lines))    // the line is a record
 	probs := make([]*Problem, len(lines))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
 	per := (len(lines) + workers - 1) / max(workers, 1)
@@ -64,7 +68,10 @@ func ValidateJSONL(data []byte) ([]Problem, int) {
 				case err != nil:
 					probs[i] = &Problem{Line: i + 1, Message: err.Error()}
 				default:
-					recs[i] = r
+					ok[i] = true
+					if r.Issue != nil {
+						ids[i] = r.Issue.ID
+					}
 				}
 			}
 		})
@@ -78,13 +85,13 @@ func ValidateJSONL(data []byte) ([]Problem, int) {
 		case probs[i] != nil:
 			n++
 			out = append(out, *probs[i])
-		case recs[i] != nil:
+		case ok[i]:
 			n++
-			if iss := recs[i].Issue; iss != nil {
-				if first, dup := seen[iss.ID]; dup {
-					out = append(out, Problem{Line: i + 1, Field: "id", Message: fmt.Sprintf("duplicate id %q (also on line %d)", iss.ID, first)})
+			if id := ids[i]; id != "" {
+				if first, dup := seen[id]; dup {
+					out = append(out, Problem{Line: i + 1, Field: "id", Message: fmt.Sprintf("duplicate id %q (also on line %d)", id, first)})
 				} else {
-					seen[iss.ID] = i + 1
+					seen[id] = i + 1
 				}
 			}
 		}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package fsx
+
+import (
+	"errors"
+	"os"
+)
+
+// mapFile is not available here; ReadMapped falls back to reading.
+func mapFile(*os.File, int) ([]byte, error) { return nil, errors.ErrUnsupported }
