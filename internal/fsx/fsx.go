@@ -6,6 +6,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,21 @@ func WriteDerived(path string, data []byte) error {
 	return writeFile(path, data, 0o644, false)
 }
 
+// WriteFileFunc is WriteFile for content produced by write, which gets the
+// temporary file (buffer it: every Write is a system call). If write fails
+// the temporary file is removed and path is left as it was.
+func WriteFileFunc(path string, perm fs.FileMode, write func(io.Writer) error) error {
+	return writeFileFunc(path, perm, true, write)
+}
+
 func writeFile(path string, data []byte, perm fs.FileMode, durable bool) error {
+	return writeFileFunc(path, perm, durable, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func writeFileFunc(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("write %s: %w", path, ErrSymlink)
@@ -55,7 +70,7 @@ func writeFile(path string, data []byte, perm fs.FileMode, durable bool) error {
 			_ = os.Remove(tmpName)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {

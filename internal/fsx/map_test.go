@@ -3,6 +3,7 @@ package fsx
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,5 +71,35 @@ func TestReadMappedTruncatedFaultIsRecoverable(t *testing.T) {
 	r := <-done
 	if _, ok := r.(interface{ Addr() uintptr }); !ok {
 		t.Fatalf("reading a truncated mapping: recovered %v, want a fault with an address", r)
+	}
+}
+
+func TestWriteFileFuncFailureKeepsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteFileFunc(p, 0o644, func(w io.Writer) error {
+		_, _ = w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the writer's error", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old\n" {
+		t.Fatalf("file is %q after a failed write, want the old content", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("%d files in the directory, want 1: the temporary file is left behind", len(entries))
+	}
+	if err := WriteFileFunc(p, 0o644, func(w io.Writer) error { _, err := w.Write([]byte("new\n")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
+	if got, _ := os.ReadFile(p); string(got) != "new\n" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("got %q mode %v, want \"new\\n\" with the old mode 0600", got, fi.Mode().Perm())
 	}
 }

@@ -54,20 +54,21 @@ func LoadCached(path, cachePath string) (*Store, error) {
 		return nil, err
 	}
 	s.cachePath = cachePath
-	s.writeCache(data, sum)
+	s.writeCache(len(data), sum)
 	return s, nil
 }
 
-// writeCache stores the cache for data, the store's exact file content.
+// writeCache stores the cache for the store's file, of size bytes with
+// CRC-32C sum; each record's start and end are its place in that file.
 // Failure only costs speed, so it is ignored.
-func (s *Store) writeCache(data []byte, sum uint32) {
+func (s *Store) writeCache(size int, sum uint32) {
 	if s.cachePath == "" {
 		return
 	}
-	buf := make([]byte, 0, len(data)/4)
+	buf := make([]byte, 0, size/4)
 	buf = append(buf, cacheMagic...)
 	buf = binary.LittleEndian.AppendUint32(buf, cacheVersion)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(data)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(size))
 	buf = binary.LittleEndian.AppendUint32(buf, sum)
 	buf = binary.AppendUvarint(buf, uint64(len(s.Records)))
 	var nLabels, nDeps int

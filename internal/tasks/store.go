@@ -1,10 +1,12 @@
 package tasks
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"runtime"
 	"sort"
@@ -197,25 +199,34 @@ func (s *Store) sorted() []*Record {
 }
 
 // Save writes the store to path atomically, then refreshes the cache for
-// the new content. Afterwards the records point into the written bytes.
+// the new content. The file is streamed: unchanged records are copied from
+// the bytes they were read from, so saving a large file builds no second
+// copy of it in memory. Afterwards each record holds its written line.
 func (s *Store) Save(path string) error {
 	recs := s.sorted()
-	var b bytes.Buffer
-	for _, r := range recs {
-		line := r.encode()
-		r.start = b.Len()
-		b.Write(line)
-		r.end = b.Len()
-		b.WriteByte('\n')
-	}
-	data := b.Bytes()
-	if err := fsx.WriteFile(path, data, 0o644); err != nil {
+	lines := make([][]byte, len(recs))
+	crc := crc32.New(castagnoli)
+	size := 0
+	err := fsx.WriteFileFunc(path, 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+		size = 0
+		for i, r := range recs {
+			line := r.encode()
+			lines[i] = line
+			r.start, r.end = size, size+len(line)
+			size = r.end + 1
+			bw.Write(line)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush() // bufio keeps the first error: Flush returns it
+	})
+	if err != nil {
 		return err
 	}
 	for i, r := range recs {
-		r.raw, r.dirty, r.Line = data[r.start:r.end], false, i+1
+		r.raw, r.dirty, r.Line = lines[i], false, i+1
 	}
 	s.Records = recs
-	s.writeCache(data, crc32.Checksum(data, castagnoli))
+	s.writeCache(size, crc.Sum32())
 	return nil
 }
