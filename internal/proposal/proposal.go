@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -116,18 +117,21 @@ type mnemeFile struct {
 
 // Decode reads one proposal file; name is its path for messages.
 func Decode(data []byte, name string) (*Proposal, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	_, hasFile := probe["file"]
-	_, hasCategory := probe["category"]
-	if hasFile && !hasCategory {
-		return decodeMneme(data, name)
-	}
+	// One pass for our own files, the common case; a file with no category
+	// but a "file" key is mneme's and is read again in its shape.
 	var p Proposal
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&p); err != nil {
+	err := json.Unmarshal(data, &p)
+	if p.Category == "" && bytes.Contains(data, []byte(`"file"`)) {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(data, &probe) == nil {
+			if _, ok := probe["file"]; ok {
+				if _, ok := probe["category"]; !ok {
+					return decodeMneme(data, name)
+				}
+			}
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p.File = name
@@ -219,12 +223,12 @@ func (d Dir) List() ([]*Proposal, []Problem, error) {
 	}
 	results := make([]result, len(names))
 	var wg sync.WaitGroup
-	workers := min(4, 1+len(names)/64)
+	workers := min(runtime.GOMAXPROCS(0), 1+len(names)/64)
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(names); i += workers {
 				rel := path.Join(d.Rel, names[i])
-				data, err := os.ReadFile(filepath.Join(d.Path, names[i]))
+				data, err := fsx.ReadSmall(filepath.Join(d.Path, names[i]))
 				if err != nil {
 					results[i].err = fmt.Errorf("read proposal %s: %w", rel, err)
 					continue

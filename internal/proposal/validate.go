@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 // Problem is a reason a proposal file cannot be used, or (Warning) should
@@ -45,7 +47,7 @@ func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int,
 	sort.Strings(names)
 	var problems []Problem
 	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := fsx.ReadSmall(filepath.Join(dir, name))
 		if err != nil {
 			return nil, 0, fmt.Errorf("read proposal %s: %w", path.Join(rel, name), err)
 		}
