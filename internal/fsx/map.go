@@ -46,5 +46,7 @@ func ReadMapped(path string) ([]byte, error) {
 }
 
 // ReadSmall is os.ReadFile for the many small files memctl reads in one
-// go (proposals), with fewer system calls per file where it can.
-func ReadSmall(path string) ([]byte, error) { return readSmall(path) }
+// go (proposals), with fewer system calls per file where it can. scratch
+// is a buffer the caller reuses from file to file (a few KiB: files that
+// fit are read in one call); the result is a fresh copy.
+func ReadSmall(path string, scratch []byte) ([]byte, error) { return readSmall(path, scratch) }

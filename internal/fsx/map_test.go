@@ -103,3 +103,26 @@ func TestWriteFileFuncFailureKeepsFile(t *testing.T) {
 		t.Fatalf("got %q mode %v, want \"new\\n\" with the old mode 0600", got, fi.Mode().Perm())
 	}
 }
+
+func TestReadSmall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	scratch := make([]byte, 64)
+	for _, size := range []int{0, 1, 63, 64, 65, 1000} {
+		want := bytes.Repeat([]byte("abcdefg"), size/7+1)[:size]
+		p := filepath.Join(dir, "f")
+		if err := os.WriteFile(p, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadSmall(p, scratch)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("size %d: got %d bytes, %v; want the file", size, len(got), err)
+		}
+		if size > 0 && &got[0] == &scratch[0] {
+			t.Fatalf("size %d: the result shares the scratch buffer", size)
+		}
+	}
+	if _, err := ReadSmall(filepath.Join(dir, "missing"), scratch); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: got %v, want fs.ErrNotExist", err)
+	}
+}

@@ -3,6 +3,7 @@
 package fsx
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 
@@ -18,11 +19,14 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 	return b, nil
 }
 
-// readSmall reads a whole small file with plain system calls: os.Open
-// registers every file with the runtime's poller, which costs several
-// more calls per file, and reading a thousand proposal files is mostly
-// system calls.
-func readSmall(path string) ([]byte, error) {
+// readSmall reads a whole small file with as few system calls as it
+// can: open, one read into scratch and close. os.ReadFile adds a stat and
+// registers the file with the runtime's poller, and reading a thousand
+// proposal files is mostly system calls. A read of a regular file on Linux
+// and the BSDs returns less than was asked only at the end of the file, so
+// a read that does not fill scratch has read everything; a larger file is
+// read on until a read returns nothing.
+func readSmall(path string, scratch []byte) ([]byte, error) {
 	var fd int
 	var err error
 	for {
@@ -35,11 +39,7 @@ func readSmall(path string) ([]byte, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	buf := make([]byte, 0, st.Size+1)
+	buf := scratch[:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -51,9 +51,10 @@ func readSmall(path string) ([]byte, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "read", Path: path, Err: err}
 		}
-		if n == 0 {
-			return buf, nil
-		}
+		short := len(buf)+n < cap(buf)
 		buf = buf[:len(buf)+n]
+		if n == 0 || short {
+			return bytes.Clone(buf), nil
+		}
 	}
 }

@@ -226,9 +226,10 @@ func (d Dir) List() ([]*Proposal, []Problem, error) {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(names)/64)
 	for w := range workers {
 		wg.Go(func() {
+			scratch := make([]byte, 16<<10)
 			for i := w; i < len(names); i += workers {
 				rel := path.Join(d.Rel, names[i])
-				data, err := fsx.ReadSmall(filepath.Join(d.Path, names[i]))
+				data, err := fsx.ReadSmall(filepath.Join(d.Path, names[i]), scratch)
 				if err != nil {
 					results[i].err = fmt.Errorf("read proposal %s: %w", rel, err)
 					continue

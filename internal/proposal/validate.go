@@ -46,8 +46,9 @@ func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int,
 	}
 	sort.Strings(names)
 	var problems []Problem
+	scratch := make([]byte, 16<<10)
 	for _, name := range names {
-		data, err := fsx.ReadSmall(filepath.Join(dir, name))
+		data, err := fsx.ReadSmall(filepath.Join(dir, name), scratch)
 		if err != nil {
 			return nil, 0, fmt.Errorf("read proposal %s: %w", path.Join(rel, name), err)
 		}
