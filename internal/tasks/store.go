@@ -52,10 +52,7 @@ func Load(path string) (*Store, error) {
 
 // Parse reads the bytes of an issues.jsonl file.
 func Parse(data []byte) (*Store, error) {
-	lines := bytes.Split(data, []byte{'\n'})
-	if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
-		lines = lines[:n-1]
-	}
+	lines := splitLines(data)
 	offsets := make([]int, len(lines))
 	for i, off := 0, 0; i < len(lines); i++ {
 		offsets[i] = off
@@ -63,25 +60,12 @@ func Parse(data []byte) (*Store, error) {
 	}
 	recs := make([]*Record, len(lines))
 	errs := make([]error, len(lines))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
-	per := (len(lines) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*per, min((w+1)*per, len(lines))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				line := bytes.TrimSuffix(lines[i], []byte{'\r'})
-				if len(bytes.TrimSpace(line)) == 0 {
-					continue
-				}
-				recs[i], errs[i] = parseRecord(line, i+1)
-				if recs[i] != nil {
-					recs[i].start, recs[i].end = offsets[i], offsets[i]+len(line)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	eachRecordLine(lines, func(i int, line []byte) {
+		recs[i], errs[i] = parseRecord(line, i+1)
+		if recs[i] != nil {
+			recs[i].start, recs[i].end = offsets[i], offsets[i]+len(line)
+		}
+	})
 	s := &Store{byID: make(map[string]*Issue, len(lines)), lf: !bytes.Contains(data, []byte("\r\n"))}
 	for i, r := range recs {
 		if errs[i] != nil {
@@ -99,6 +83,36 @@ func Parse(data []byte) (*Store, error) {
 		s.Records = append(s.Records, r)
 	}
 	return s, nil
+}
+
+// splitLines cuts an issues.jsonl file into its lines, without line
+// endings and without the empty piece after a final newline.
+func splitLines(data []byte) [][]byte {
+	if len(data) == 0 {
+		return nil
+	}
+	return bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+}
+
+// eachRecordLine calls fn(i, line) for every line that is not blank, with
+// a trailing CR removed, on one goroutine per core for large files. fn
+// must write only to slot i of whatever it fills.
+func eachRecordLine(lines [][]byte, fn func(i int, line []byte)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
+	per := (len(lines) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, len(lines))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				line := bytes.TrimSuffix(lines[i], []byte{'\r'})
+				if len(bytes.TrimSpace(line)) > 0 {
+					fn(i, line)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Get returns the live issue with id (tombstones are not live), with

@@ -1,12 +1,9 @@
 package tasks
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime"
-	"sync"
 
 	"github.com/memctl/memctl/internal/fsx"
 )
@@ -40,43 +37,27 @@ func ValidateFile(path string) ([]Problem, int, error) {
 // objects. It returns the problems in line order and the number of
 // records.
 func ValidateJSONL(data []byte) ([]Problem, int) {
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
-	if len(data) == 0 {
-		lines = nil
-	}
+	lines := splitLines(data)
 	// Only each line's outcome is kept, not its record: the records
 	// become garbage at once, so the heap stays small on a large file.
 	ids := make([]string, len(lines)) // the issue id, for duplicates
 	ok := make([]bool, len(lines))    // the line is a record
 	probs := make([]*Problem, len(lines))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/1000))
-	per := (len(lines) + workers - 1) / max(workers, 1)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*per, min((w+1)*per, len(lines))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				line := bytes.TrimSuffix(lines[i], []byte{'\r'})
-				if len(bytes.TrimSpace(line)) == 0 {
-					continue
-				}
-				r, err := parseRecord(line, i+1)
-				var le *LineError
-				switch {
-				case errors.As(err, &le):
-					probs[i] = &Problem{Line: le.Line, Field: le.Field, Message: le.Message}
-				case err != nil:
-					probs[i] = &Problem{Line: i + 1, Message: err.Error()}
-				default:
-					ok[i] = true
-					if r.Issue != nil {
-						ids[i] = r.Issue.ID
-					}
-				}
+	eachRecordLine(lines, func(i int, line []byte) {
+		r, err := parseRecord(line, i+1)
+		var le *LineError
+		switch {
+		case errors.As(err, &le):
+			probs[i] = &Problem{Line: le.Line, Field: le.Field, Message: le.Message}
+		case err != nil:
+			probs[i] = &Problem{Line: i + 1, Message: err.Error()}
+		default:
+			ok[i] = true
+			if r.Issue != nil {
+				ids[i] = r.Issue.ID
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	var out []Problem
 	n := 0
 	seen := make(map[string]int, len(lines))
