@@ -197,31 +197,31 @@ type Dir struct {
 	Rel  string // relative to the workspace root, slash-separated
 }
 
-// List reads every proposal, oldest first (then by id). A file that
-// cannot be read as a proposal is skipped and returned as a problem.
-func (d Dir) List() ([]*Proposal, []Problem, error) {
-	entries, err := os.ReadDir(d.Path)
+// names returns the proposal files in d (*.json, not hidden), sorted; a
+// missing directory has none.
+func (d Dir) names() ([]string, error) {
+	entries, err := os.ReadDir(d.Path) // sorted by name
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read proposals directory %s: %w", d.Rel, err)
+		return nil, fmt.Errorf("read proposals directory %s: %w", d.Rel, err)
 	}
 	var names []string
 	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() && strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") {
+		if name := e.Name(); !e.IsDir() && strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") {
 			names = append(names, name)
 		}
 	}
-	// Read and decode on a few goroutines: with a thousand proposals the
-	// time goes to system calls and decoding, which overlap well.
-	type result struct {
-		p    *Proposal
-		prob *Problem
-		err  error
-	}
-	results := make([]result, len(names))
+	return names, nil
+}
+
+// read calls fn(i, rel, data) for names[i], each file read whole, on one
+// goroutine per core: with a thousand proposals the time goes to system
+// calls and decoding, which overlap well. fn must write only to slot i of
+// whatever it fills. It returns the first file that could not be read.
+func (d Dir) read(names []string, fn func(i int, rel string, data []byte)) error {
+	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), 1+len(names)/64)
 	for w := range workers {
@@ -231,26 +231,50 @@ func (d Dir) List() ([]*Proposal, []Problem, error) {
 				rel := path.Join(d.Rel, names[i])
 				data, err := fsx.ReadSmall(filepath.Join(d.Path, names[i]), scratch)
 				if err != nil {
-					results[i].err = fmt.Errorf("read proposal %s: %w", rel, err)
+					errs[i] = fmt.Errorf("read proposal %s: %w", rel, err)
 					continue
 				}
-				p, err := Decode(data, rel)
-				if err != nil {
-					line, msg, _ := ValidateJSON(data)
-					results[i].prob = &Problem{File: rel, Line: max(line, 1), Message: msg}
-					continue
-				}
-				results[i].p = p
+				fn(i, rel, data)
 			}
 		})
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// List reads every proposal, oldest first (then by id). A file that
+// cannot be read as a proposal is skipped and returned as a problem.
+func (d Dir) List() ([]*Proposal, []Problem, error) {
+	names, err := d.names()
+	if err != nil {
+		return nil, nil, err
+	}
+	type result struct {
+		p    *Proposal
+		prob *Problem
+	}
+	results := make([]result, len(names))
+	err = d.read(names, func(i int, rel string, data []byte) {
+		p, err := Decode(data, rel)
+		if err != nil {
+			line, msg, _ := ValidateJSON(data)
+			results[i].prob = &Problem{File: rel, Line: max(line, 1), Message: msg}
+			return
+		}
+		results[i].p = p
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	out := make([]*Proposal, 0, len(names))
 	var problems []Problem
 	for _, r := range results {
 		switch {
-		case r.err != nil:
-			return nil, nil, r.err
 		case r.prob != nil:
 			problems = append(problems, *r.prob)
 		default:

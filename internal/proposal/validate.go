@@ -5,16 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/memctl/memctl/internal/fsx"
 )
 
 // Problem is a reason a proposal file cannot be used, or (Warning) should
@@ -31,28 +25,21 @@ type Problem struct {
 // pending proposals older than staleDays (0: never). It returns the
 // problems in file order and the number of files checked.
 func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
+	d := Dir{Path: dir, Rel: rel}
+	names, err := d.names()
 	if err != nil {
-		return nil, 0, fmt.Errorf("read proposals directory %s: %w", rel, err)
+		return nil, 0, err
 	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			names = append(names, e.Name())
-		}
+	perFile := make([][]Problem, len(names))
+	err = d.read(names, func(i int, rel string, data []byte) {
+		perFile[i] = ValidateFile(data, rel, now, staleDays)
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	sort.Strings(names)
 	var problems []Problem
-	scratch := make([]byte, 16<<10)
-	for _, name := range names {
-		data, err := fsx.ReadSmall(filepath.Join(dir, name), scratch)
-		if err != nil {
-			return nil, 0, fmt.Errorf("read proposal %s: %w", path.Join(rel, name), err)
-		}
-		problems = append(problems, ValidateFile(data, path.Join(rel, name), now, staleDays)...)
+	for _, ps := range perFile {
+		problems = append(problems, ps...)
 	}
 	return problems, len(names), nil
 }
