@@ -97,18 +97,7 @@ func runList(ctx context.Context, env *Env, opts listOptions) error {
 		env.notef("Showing %d of %d issues (use --limit 0 to see all)", opts.limit, len(out))
 		out = out[:opts.limit]
 	}
-	if opts.json {
-		objs := make([]object, 0, len(out))
-		for _, iss := range out {
-			objs = append(objs, listObject(g, iss))
-		}
-		return writeJSON(env.Out, objs)
-	}
-	if len(out) == 0 {
-		env.notef("no issues")
-		return nil
-	}
-	return writeIssueTable(env, out)
+	return writeIssueList(env, g, out, opts.json, "no issues")
 }
 
 func containsAll(have, want []string) bool {

@@ -75,18 +75,7 @@ func runReady(ctx context.Context, env *Env, opts readyOptions) error {
 	if len(ready) < total {
 		env.notef("Showing %d of %d ready issues (use --limit 0 to see all)", len(ready), total)
 	}
-	if opts.json {
-		out := make([]object, 0, len(ready))
-		for _, iss := range ready {
-			out = append(out, listObject(g, iss))
-		}
-		return writeJSON(env.Out, out)
-	}
-	if len(ready) == 0 {
-		env.notef("no ready issues")
-		return nil
-	}
-	return writeIssueTable(env, ready)
+	return writeIssueList(env, g, ready, opts.json, "no ready issues")
 }
 
 // claimReady claims the first ready task that is unassigned or already

@@ -221,6 +221,24 @@ func createObject(iss *tasks.Issue) object {
 }
 
 // writeIssueTable prints issues for a person.
+// writeIssueList renders a list of issues: bd's JSON array of list
+// objects, or the table; with no issues, the table is replaced by empty
+// on stderr.
+func writeIssueList(env *Env, g *tasks.Graph, issues []*tasks.Issue, asJSON bool, empty string) error {
+	if asJSON {
+		out := make([]object, 0, len(issues))
+		for _, iss := range issues {
+			out = append(out, listObject(g, iss))
+		}
+		return writeJSON(env.Out, out)
+	}
+	if len(issues) == 0 {
+		env.notef("%s", empty)
+		return nil
+	}
+	return writeIssueTable(env, issues)
+}
+
 func writeIssueTable(env *Env, issues []*tasks.Issue) error {
 	t := newTable(env, "ID", "PRI", "STATUS", "TYPE", "ASSIGNEE", "TITLE")
 	for _, iss := range issues {
