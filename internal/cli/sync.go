@@ -80,9 +80,12 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 	}
 	if _, err := git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err != nil {
 		remotes, _ := git("remote")
-		if !opts.push || len(strings.Fields(remotes)) == 0 {
+		switch {
+		case !opts.push:
 			env.notef("no upstream branch; nothing to pull (git branch --set-upstream-to to set one)")
-		} else {
+		case len(strings.Fields(remotes)) == 0:
+			env.notef("no remote; nothing pulled or pushed (git remote add origin <url>, then memctl sync --push)")
+		default:
 			remote := strings.Fields(remotes)[0]
 			if _, err := git("push", "-q", "-u", remote, "HEAD"); err != nil {
 				return withHint(err, "push by hand once: git push -u "+remote+" HEAD")
