@@ -1,16 +1,25 @@
 // Package secrets finds credentials in text before memctl writes it into
-// memory, with gitleaks' detector and its default rules. The detector
-// costs tens of milliseconds to set up, so it is built on first use, and
-// only write paths (propose, review, check) use it.
+// memory. It uses gitleaks' default rules, generated into a Go table
+// (rules_gen.go) from the gitleaks version in go.mod, with a scanning loop
+// of our own that follows gitleaks' detector step by step for text that
+// has no file path or commit. TestScanAgreesWithGitleaks runs both on the
+// same inputs.
+//
+// Linking gitleaks itself would cost every memctl command, read paths
+// included, its package graph's start-up; the table costs nothing until
+// the first Scan, and a Scan compiles only the rules whose keywords occur
+// in the text.
 package secrets
+
+//go:generate go run ./gen -o rules_gen.go
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // Finding is a secret found in text: which rule matched and where. It
@@ -18,42 +27,11 @@ import (
 type Finding struct {
 	RuleID string
 	Line   int // 1-based
-	Column int // 1-based
+	Column int // 1-based, in bytes
 }
 
 func (f Finding) String() string {
 	return fmt.Sprintf("%s at line %d, column %d", f.RuleID, f.Line, f.Column)
-}
-
-var (
-	once     sync.Once
-	detector *detect.Detector
-	initErr  error
-	mu       sync.Mutex // the detector is not safe for concurrent use
-)
-
-// Scan returns the secrets in text, in order of position.
-func Scan(text string) ([]Finding, error) {
-	once.Do(func() {
-		detector, initErr = detect.NewDetectorDefaultConfig()
-	})
-	if initErr != nil {
-		return nil, fmt.Errorf("set up the secret scanner: %w", initErr)
-	}
-	mu.Lock()
-	found := detector.DetectString(text)
-	mu.Unlock()
-	out := make([]Finding, 0, len(found))
-	for _, f := range found {
-		out = append(out, Finding{RuleID: f.RuleID, Line: f.StartLine + 1, Column: max(f.StartColumn, 1)})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Line != out[j].Line {
-			return out[i].Line < out[j].Line
-		}
-		return out[i].Column < out[j].Column
-	})
-	return out, nil
 }
 
 // Describe lists findings for an error message, without the secrets.
@@ -63,4 +41,306 @@ func Describe(fs []Finding) string {
 		parts[i] = f.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// rule is one gitleaks rule that applies to text without a path.
+type rule struct {
+	id          string
+	re          *lazyRegexp
+	secretGroup int
+	entropy     float64
+	keywords    []string // lower case; none means always run
+	allowlists  []allowlist
+}
+
+type target uint8
+
+const (
+	targetSecret target = iota
+	targetMatch
+	targetLine
+)
+
+// allowlist is gitleaks' allowlist reduced to what text without a path or
+// commit can satisfy: its regexes, joined into one, and its stop words.
+type allowlist struct {
+	target    target
+	and       bool // every check present must pass (else any one)
+	re        *lazyRegexp
+	stopwords []string // lower case
+}
+
+// lazyRegexp compiles on first use: most rules never run on a given text.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+	err  error
+}
+
+func (l *lazyRegexp) get() (*regexp.Regexp, error) {
+	l.once.Do(func() {
+		l.re, l.err = regexp.Compile(l.src)
+		if l.err != nil {
+			l.err = fmt.Errorf("secret scanner: compile %q: %w", l.src, l.err)
+		}
+	})
+	return l.re, l.err
+}
+
+// finding is a match before it is reported.
+type finding struct {
+	rule   *rule
+	line   int    // 0-based, as gitleaks counts for its duplicate filter
+	offset int    // byte offset of the match
+	secret string // the secret (a capture group of the match, or all of it)
+}
+
+const allowSignature = "gitleaks:allow"
+
+// Scan returns the secrets in text, in order of position. It is safe for
+// concurrent use.
+func Scan(text string) ([]Finding, error) {
+	found, err := scan(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Finding, len(found))
+	for i, f := range found {
+		line, col := position(text, f.offset)
+		out[i] = Finding{RuleID: f.rule.id, Line: line, Column: col}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		if out[i].Column != out[j].Column {
+			return out[i].Column < out[j].Column
+		}
+		return out[i].RuleID < out[j].RuleID
+	})
+	return out, nil
+}
+
+// scan is gitleaks' DetectString for text without a path, with a
+// Detector made by NewDetectorDefaultConfig (so no decoding passes).
+func scan(text string) ([]finding, error) {
+	lower := strings.ToLower(text)
+	var (
+		found    []finding
+		newlines []int
+	)
+	for i := range rules {
+		r := &rules[i]
+		if len(r.keywords) > 0 && !containsAny(lower, r.keywords) {
+			continue
+		}
+		re, err := r.re.get()
+		if err != nil {
+			return nil, err
+		}
+		matches := re.FindAllStringIndex(text, -1)
+		if len(matches) == 0 {
+			continue
+		}
+		if newlines == nil {
+			newlines = newlineIndices(text)
+		}
+		for _, m := range matches {
+			f, ok, err := r.check(text, re, newlines, m[0], m[1])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				found = append(found, f)
+			}
+		}
+	}
+	return dropCoveredGeneric(found), nil
+}
+
+// check turns one regular expression match into a finding, or rejects it,
+// in the order of gitleaks' detectRule: the allow signature, the secret
+// group, entropy, then the global and the rule's allowlists.
+func (r *rule) check(text string, re *regexp.Regexp, newlines []int, start, end int) (finding, bool, error) {
+	match := strings.Trim(text[start:end], "\n")
+	end = start + len(match) // as gitleaks does (its issue 1352)
+	loc := locate(newlines, text, start, end)
+	if end > loc.endLineIndex {
+		loc.endLineIndex = end
+	}
+	line := text[loc.startLineIndex:loc.endLineIndex]
+	if strings.Contains(line, allowSignature) {
+		return finding{}, false, nil
+	}
+
+	secret := match
+	if groups := re.FindStringSubmatch(match); len(groups) >= 2 {
+		if r.secretGroup > 0 {
+			if len(groups) <= r.secretGroup {
+				return finding{}, false, nil
+			}
+			secret = groups[r.secretGroup]
+		} else {
+			for _, g := range groups[1:] {
+				if g != "" {
+					secret = g
+					break
+				}
+			}
+		}
+	}
+	if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
+		return finding{}, false, nil
+	}
+	for _, lists := range [2][]allowlist{globalAllowlists, r.allowlists} {
+		for i := range lists {
+			allowed, err := lists[i].allows(secret, match, line)
+			if err != nil {
+				return finding{}, false, err
+			}
+			if allowed {
+				return finding{}, false, nil
+			}
+		}
+	}
+	return finding{rule: r, line: loc.startLine, offset: start, secret: secret}, true, nil
+}
+
+// allows reports whether the allowlist lets a finding through unreported.
+func (a *allowlist) allows(secret, match, line string) (bool, error) {
+	subject := secret
+	switch a.target {
+	case targetMatch:
+		subject = match
+	case targetLine:
+		subject = line
+	}
+	regexHit := false
+	if a.re != nil && subject != "" {
+		re, err := a.re.get()
+		if err != nil {
+			return false, err
+		}
+		regexHit = re.MatchString(subject)
+	}
+	stopHit := secret != "" && containsAny(strings.ToLower(secret), a.stopwords)
+	if !a.and {
+		return regexHit || stopHit, nil
+	}
+	if a.re != nil && !regexHit {
+		return false, nil
+	}
+	if len(a.stopwords) > 0 && !stopHit {
+		return false, nil
+	}
+	return true, nil
+}
+
+// dropCoveredGeneric removes a finding of a generic rule when a specific
+// rule found, on the same line, a secret that contains it (gitleaks'
+// filter).
+func dropCoveredGeneric(found []finding) []finding {
+	out := found[:0:0]
+	for _, f := range found {
+		keep := true
+		if isGeneric(f.rule.id) {
+			for _, g := range found {
+				if f.line == g.line && f.rule != g.rule && !isGeneric(g.rule.id) && strings.Contains(g.secret, f.secret) {
+					keep = false
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isGeneric(id string) bool { return strings.Contains(strings.ToLower(id), "generic") }
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// shannonEntropy is gitleaks' measure: bits per byte over the runes'
+// frequencies (it divides by the length in bytes, which we keep).
+func shannonEntropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := make(map[rune]int, len(s))
+	for _, c := range s {
+		counts[c]++
+	}
+	inv := 1.0 / float64(len(s))
+	e := 0.0
+	for _, n := range counts {
+		p := float64(n) * inv
+		e -= p * math.Log2(p)
+	}
+	return e
+}
+
+func newlineIndices(s string) []int {
+	idx := make([]int, 0, 8) // never nil: Scan computes it once
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// location is the span of the line(s) around a match as gitleaks computes
+// it, which is what its allow signature and its "line" allowlists test.
+// (A line after the first starts at its preceding newline.)
+type location struct {
+	startLine      int
+	startLineIndex int
+	endLineIndex   int
+}
+
+func locate(newlines []int, text string, start, end int) location {
+	var loc location
+	if len(newlines) == 0 {
+		newlines = []int{len(text)}
+	}
+	prev, set, last := 0, false, 0
+	for n, nl := range newlines {
+		last = n
+		if prev <= start && start < nl {
+			set = true
+			loc.startLine = n
+			loc.startLineIndex = prev
+			loc.endLineIndex = nl
+		}
+		if prev < end && end <= nl {
+			loc.endLineIndex = nl
+		}
+		prev = nl
+	}
+	if !set {
+		loc.startLine = last + 1
+		i := end
+		for i < len(text) && text[i] != '\n' && text[i] != '\r' {
+			i++
+		}
+		loc.endLineIndex = i
+	}
+	return loc
+}
+
+// position is the 1-based line and column of a byte offset.
+func position(text string, offset int) (line, col int) {
+	before := text[:offset]
+	line = strings.Count(before, "\n") + 1
+	return line, offset - (strings.LastIndexByte(before, '\n') + 1) + 1
 }
