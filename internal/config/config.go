@@ -35,6 +35,21 @@ type Config struct {
 	Embed  Embed  `toml:"embed"`
 	Prime  Layer  `toml:"prime"`
 	Review Review `toml:"review"`
+	Recall Recall `toml:"recall"`
+}
+
+// Recall tunes recall's ranking.
+type Recall struct {
+	// RRFK is reciprocal rank fusion's k.
+	RRFK float64 `toml:"rrf_k"`
+	// BM25Weight and DenseWeight weigh the word and the dense rankings in
+	// the fusion.
+	BM25Weight  float64 `toml:"bm25_weight"`
+	DenseWeight float64 `toml:"dense_weight"`
+	// RunHalfLifeDays is the half-life of runs' recency decay.
+	RunHalfLifeDays float64 `toml:"run_half_life_days"`
+	// Scopes name lists of path prefixes for recall --scope.
+	Scopes map[string][]string `toml:"scopes"`
 }
 
 // Review configures the proposal review.
@@ -100,6 +115,7 @@ func Default(prefix string) Config {
 		Embed:  Embed{Provider: DefaultEmbed},
 		Prime:  Layer{Enabled: true},
 		Review: Review{StaleDays: 14},
+		Recall: Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
 	}
 }
 
@@ -223,9 +239,18 @@ func (c *Config) validate(name string) error {
 		return &Error{File: name, Key: "review.stale_days", Message: fmt.Sprintf("must be 0 (never stale) or more, not %d", c.Review.StaleDays)}
 	}
 	switch c.Embed.Provider {
-	case "builtin", "ollama", "openai":
+	case "builtin", "ollama", "openai", "none":
 	default:
-		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\" or \"openai\"", c.Embed.Provider)}
+		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", c.Embed.Provider)}
+	}
+	if c.Recall.RRFK <= 0 {
+		return &Error{File: name, Key: "recall.rrf_k", Message: fmt.Sprintf("must be positive, not %g", c.Recall.RRFK)}
+	}
+	if c.Recall.BM25Weight < 0 || c.Recall.DenseWeight < 0 || c.Recall.BM25Weight+c.Recall.DenseWeight == 0 {
+		return &Error{File: name, Key: "recall.bm25_weight", Message: "bm25_weight and dense_weight must be 0 or more, and not both 0"}
+	}
+	if c.Recall.RunHalfLifeDays <= 0 {
+		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days, not %g", c.Recall.RunHalfLifeDays)}
 	}
 	return nil
 }
@@ -238,6 +263,7 @@ func knownKeys() []string {
 		"runs", "runs.enabled", "index", "index.enabled",
 		"embed", "embed.provider", "prime", "prime.enabled",
 		"facts.policy", "review", "review.stale_days",
+		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}
 }
 

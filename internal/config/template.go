@@ -47,8 +47,23 @@ enabled = %t
 enabled = %t
 
 [embed]
-# Embedder for recall: "builtin" works offline with no download.
+# Embedder for recall: "builtin" works offline with no download; "none"
+# searches words only.
 provider = %s
+
+[recall]
+# Ranking of "memctl recall": reciprocal rank fusion of BM25 over words and
+# cosine over dense vectors. rrf_k is the fusion's k; the weights say how
+# much each ranking counts.
+rrf_k = %.1f
+bm25_weight = %.1f
+dense_weight = %.1f
+# Run digests fade with age: their score halves every this many days.
+run_half_life_days = %.1f
+
+[recall.scopes]
+# Named path prefixes for "memctl recall --scope NAME".
+# Example: backend = ["internal/", "cmd/server/"]
 
 [prime]
 # Session-start context from "memctl prime".
@@ -60,5 +75,7 @@ enabled = %t
 stale_days = %d
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
-		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), d.Prime.Enabled, d.Review.StaleDays)
+		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider),
+		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
+		d.Prime.Enabled, d.Review.StaleDays)
 }

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/index"
+	"github.com/memctl/memctl/internal/recall"
+)
+
+type recallOptions struct {
+	k        int
+	mode     string
+	kinds    []string
+	category string
+	status   string
+	label    string
+	since    string
+	scope    string
+	json     bool
+}
+
+func newRecallCmd(env *Env) *cobra.Command {
+	var opts recallOptions
+	cmd := &cobra.Command{
+		Use:   "recall QUERY",
+		Short: "Search facts, tasks and proposals by meaning and by words",
+		Long: `Recall ranks what memctl knows — facts, tasks, proposals (and run digests and
+playbooks as they land) — against a question, fusing BM25 over words with
+dense vectors from an offline embedder. Every result says where it comes
+from (file, line). The index under the git directory is brought up to date
+first: only files that changed are read again.`,
+		Example: `  memctl recall "which database do we use"
+  memctl recall "flaky integration tests" --kind task --status open --json
+  memctl recall "port clash" --mode bm25 -k 5`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRecall(cmd.Context(), env, args[0], opts)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&opts.k, "k", "k", 10, "how many results")
+	f.StringVar(&opts.mode, "mode", recall.ModeHybrid, "hybrid, bm25 or dense")
+	f.StringSliceVar(&opts.kinds, "kind", nil, "only these kinds: fact, task, proposal, run, playbook (repeatable)")
+	f.StringVar(&opts.category, "category", "", "only this facts or proposal category")
+	f.StringVar(&opts.status, "status", "", "only this status (task or proposal)")
+	f.StringVar(&opts.label, "label", "", "only tasks with this label")
+	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02) or a duration ago (72h, 14d)")
+	f.StringVar(&opts.scope, "scope", "", "only documents under a path prefix, or a scope named in [recall.scopes]")
+	f.BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	return cmd
+}
+
+// recallJSON is the --json shape of recall.
+type recallJSON struct {
+	SchemaVersion int             `json:"schema_version"`
+	Query         string          `json:"query"`
+	Mode          string          `json:"mode"`
+	Results       []recall.Result `json:"results"`
+	TookMS        float64         `json:"took_ms"`
+}
+
+func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) error {
+	start := env.Now()
+	ws, err := env.Workspace()
+	if err != nil {
+		return err
+	}
+	so, err := recallSearchOptions(env, ws, opts)
+	if err != nil {
+		return err
+	}
+	x, err := env.openIndex(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if _, err := x.Update(ctx, ws.Root, recall.Sources()); err != nil {
+		return fmt.Errorf("update the recall index: %w", err)
+	}
+	ans, err := recall.Search(ctx, x, query, so)
+	if err != nil {
+		return err
+	}
+	if ans.Warning != "" {
+		env.warnf("%s", ans.Warning)
+	}
+	if ans.Results == nil {
+		ans.Results = []recall.Result{}
+	}
+	if opts.json {
+		took := float64(env.Now().Sub(start).Microseconds()) / 1000
+		return writeJSON(env.Out, recallJSON{SchemaVersion: 1, Query: query, Mode: ans.Mode, Results: ans.Results, TookMS: took})
+	}
+	if len(ans.Results) == 0 {
+		env.notef("nothing found for %q", query)
+		return nil
+	}
+	for i, r := range ans.Results {
+		loc := r.Source.Path
+		if r.Source.Line > 0 {
+			loc += fmt.Sprintf(":%d", r.Source.Line)
+		}
+		fmt.Fprintf(env.Out, "%d. [%s] %s  %s\n", i+1, r.Kind, r.ID, highlight(env, r.Title, r.Matched))
+		if r.Snippet != "" && r.Snippet != r.Title {
+			fmt.Fprintf(env.Out, "   %s\n", highlight(env, r.Snippet, r.Matched))
+		}
+		fmt.Fprintf(env.Out, "   %s  score %.4f\n", loc, r.Score)
+	}
+	return nil
+}
+
+func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (recall.Options, error) {
+	so := recall.Options{Mode: opts.mode, K: opts.k, Now: env.Now()}
+	switch opts.mode {
+	case recall.ModeHybrid, recall.ModeBM25, recall.ModeDense:
+	default:
+		return so, usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", opts.mode))
+	}
+	if opts.k < 1 {
+		return so, usagef(fmt.Errorf("-k %d: want at least 1", opts.k))
+	}
+	for _, k := range opts.kinds {
+		switch k {
+		case "fact", "task", "proposal", "run", "playbook":
+		default:
+			return so, usagef(fmt.Errorf("--kind %q: want fact, task, proposal, run or playbook", k))
+		}
+	}
+	so.Filter = index.Filter{Kinds: opts.kinds, Category: opts.category, Status: opts.status, Label: opts.label}
+	if opts.since != "" {
+		t, err := parseSince(opts.since, env.Now())
+		if err != nil {
+			return so, usagef(err)
+		}
+		so.Filter.Since = t
+	}
+	if opts.scope != "" {
+		if prefixes, ok := ws.Config.Recall.Scopes[opts.scope]; ok {
+			so.Filter.Scopes = prefixes
+		} else {
+			so.Filter.Scopes = []string{strings.TrimPrefix(filepath.ToSlash(opts.scope), "./")}
+		}
+	}
+	r := ws.Config.Recall
+	so.WordWeight, so.DenseWeight, so.RRFK = r.BM25Weight, r.DenseWeight, r.RRFK
+	if r.RunHalfLifeDays > 0 {
+		so.HalfLife = time.Duration(r.RunHalfLifeDays * float64(24*time.Hour))
+	}
+	return so, nil
+}
+
+// parseSince reads a date (2026-01-02), a time (RFC 3339) or a duration
+// ago (72h, 14d).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == d {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-01-02), a time (RFC 3339) or a duration such as 72h or 14d", s)
+}
+
+// highlight marks the matched words: bold on a terminal, unchanged
+// otherwise.
+func highlight(env *Env, s string, words []string) string {
+	if !env.StdoutTTY || len(words) == 0 {
+		return s
+	}
+	lower := strings.ToLower(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		hit := ""
+		for _, w := range words {
+			if strings.HasPrefix(lower[i:], w) && (i == 0 || !isWordByte(lower[i-1])) {
+				hit = s[i : i+len(w)]
+				break
+			}
+		}
+		if hit != "" {
+			b.WriteString("\x1b[1m" + hit + "\x1b[0m")
+			i += len(hit)
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
+}
+
+// indexDir is where a workspace's index lives: in the git directory shared
+// by its worktrees, never in the working tree.
+func indexDir(ws *config.Workspace) string {
+	return filepath.Join(ws.Repo.CommonDir, "memctl")
+}
+
+// embedderFor makes the configured embedder.
+func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
+	switch p := ws.Config.Embed.Provider; p {
+	case "", config.DefaultEmbed:
+		return embed.NewStatic(embed.Corpus{}), nil
+	case "none":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("%s: [embed] provider %q is not known; use builtin or none", config.ConfigFile, p)
+	}
+}
+
+// openIndex opens the workspace's index for the rest of the command.
+func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index, error) {
+	emb, err := embedderFor(e, ws)
+	if err != nil {
+		return nil, err
+	}
+	x, err := index.Open(ctx, index.Options{
+		Dir:      indexDir(ws),
+		Embedder: emb,
+		Notice:   func(msg string) { e.notef("%s", msg) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, x.Close)
+	return x, nil
+}

@@ -1,0 +1,86 @@
+package index
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Fields of a document in Bleve. Only the words are searched there; the
+// text itself and everything shown come from SQLite, so nothing is stored.
+const (
+	fieldText     = "text"
+	fieldKind     = "kind"
+	fieldCategory = "category"
+	fieldStatus   = "status"
+	fieldLabels   = "labels"
+	fieldPath     = "path"
+	fieldCreated  = "created"
+)
+
+// newMapping is the Bleve mapping: English analysis (stop words,
+// possessives, Porter stemming) for the text, keywords for the filters,
+// and BM25 scoring.
+func newMapping() mapping.IndexMapping {
+	text := bleve.NewTextFieldMapping()
+	text.Analyzer = en.AnalyzerName
+	text.Store = false
+	text.IncludeTermVectors = false
+	text.IncludeInAll = false
+	text.DocValues = false
+
+	kw := func() *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	created := bleve.NewDateTimeFieldMapping()
+	created.Store = false
+	created.IncludeInAll = false
+	created.DocValues = false
+
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldText, text)
+	for _, f := range []string{fieldKind, fieldCategory, fieldStatus, fieldLabels, fieldPath} {
+		doc.AddFieldMappingsAt(f, kw())
+	}
+	doc.AddFieldMappingsAt(fieldCreated, created)
+
+	m := bleve.NewIndexMapping()
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = en.AnalyzerName
+	m.ScoringModel = bleveindex.BM25Scoring
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+	return m
+}
+
+// bleveDoc is what Bleve indexes of a document.
+func bleveDoc(d *Doc) map[string]any {
+	paths := append([]string{d.File}, d.Files...)
+	m := map[string]any{
+		fieldText: d.Text(),
+		fieldKind: d.Kind,
+		fieldPath: paths,
+	}
+	if d.Category != "" {
+		m[fieldCategory] = d.Category
+	}
+	if d.Status != "" {
+		m[fieldStatus] = d.Status
+	}
+	if len(d.Labels) > 0 {
+		m[fieldLabels] = d.Labels
+	}
+	if !d.Created.IsZero() {
+		m[fieldCreated] = d.Created.UTC()
+	}
+	return m
+}

@@ -1,0 +1,92 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Doc is one searchable document and where it came from.
+type Doc struct {
+	// ID is unique in the index: Kind + ":" + Ref.
+	ID string
+	// Kind is fact, task, proposal, run or playbook.
+	Kind string
+	// Ref is the id a user knows it by: a fact, task, proposal or run id.
+	Ref   string
+	Title string
+	Body  string
+	// File is the source file, slash-separated and relative to the
+	// repository root; Line is the document's first line in it (0 when
+	// the file has one document or lines do not apply).
+	File string
+	Line int
+	// Category (facts, proposals), Status (tasks, proposals), Labels and
+	// Priority (tasks; -1 when none) are filters.
+	Category string
+	Status   string
+	Labels   []string
+	Priority int
+	// Approved is true for human-verified text (facts), which recall
+	// ranks ahead of unapproved text at equal relevance.
+	Approved bool
+	// Created is when the document's subject was created, if known.
+	Created time.Time
+	// Files are paths the document is about (a run's files), for scopes.
+	Files []string
+}
+
+// Text is what is searched: the title, then the body.
+func (d *Doc) Text() string {
+	if d.Title == "" {
+		return d.Body
+	}
+	if d.Body == "" {
+		return d.Title
+	}
+	return d.Title + "\n" + d.Body
+}
+
+// hash identifies the document's content and metadata: a document whose
+// hash is unchanged is not re-indexed.
+func (d *Doc) hash() string {
+	h := sha256.New()
+	for _, s := range []string{d.ID, d.Title, d.Body, d.File, strconv.Itoa(d.Line), d.Category, d.Status,
+		strings.Join(d.Labels, "\x1f"), strconv.Itoa(d.Priority), strconv.FormatBool(d.Approved),
+		strconv.FormatInt(d.Created.Unix(), 10), strings.Join(d.Files, "\x1f")} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Source produces the documents of one kind from the workspace's files.
+// Adding a kind of document is adding a Source.
+type Source interface {
+	// Kind names the documents' kind.
+	Kind() string
+	// Files lists the files the source reads: slash-separated paths
+	// relative to root, which need not exist.
+	Files(root string) ([]string, error)
+	// Docs parses one file into documents.
+	Docs(root, file string) ([]Doc, error)
+}
+
+// joinList stores a list in one column, with separators at both ends so a
+// LIKE '%\x1fitem\x1f%' finds an item exactly.
+func joinList(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return "\x1f" + strings.Join(items, "\x1f") + "\x1f"
+}
+
+func splitList(s string) []string {
+	s = strings.Trim(s, "\x1f")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x1f")
+}

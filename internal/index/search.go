@@ -1,0 +1,324 @@
+package index
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"modernc.org/sqlite"
+)
+
+// Filter narrows a search. Empty fields do not filter.
+type Filter struct {
+	Kinds    []string
+	Category string
+	Status   string
+	Label    string
+	Since    time.Time
+	// Scopes are path prefixes: a document matches when its file, or a
+	// file it is about, starts with one of them.
+	Scopes []string
+}
+
+// Hit is a document found by one retriever, with its score there.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// SearchWords ranks documents by BM25 over their words.
+func (x *Index) SearchWords(ctx context.Context, text string, f Filter, k int) ([]Hit, error) {
+	mq := bleve.NewMatchQuery(text)
+	mq.SetField(fieldText)
+	var q query.Query = mq
+	if filters := bleveFilters(f); len(filters) > 0 {
+		bq := bleve.NewBooleanQuery()
+		bq.AddMust(mq)
+		for _, fq := range filters {
+			bq.AddFilter(fq)
+		}
+		q = bq
+	}
+	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	res, err := x.bm.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search the word index: %w", err)
+	}
+	out := make([]Hit, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = Hit{ID: h.ID, Score: h.Score}
+	}
+	// Equal scores in id order, so that rankings do not depend on how
+	// Bleve's segments happen to be laid out.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+func bleveFilters(f Filter) []query.Query {
+	var out []query.Query
+	term := func(field, v string) query.Query {
+		q := bleve.NewTermQuery(v)
+		q.SetField(field)
+		return q
+	}
+	if len(f.Kinds) > 0 {
+		var qs []query.Query
+		for _, k := range f.Kinds {
+			qs = append(qs, term(fieldKind, k))
+		}
+		out = append(out, bleve.NewDisjunctionQuery(qs...))
+	}
+	if f.Category != "" {
+		out = append(out, term(fieldCategory, f.Category))
+	}
+	if f.Status != "" {
+		out = append(out, term(fieldStatus, f.Status))
+	}
+	if f.Label != "" {
+		out = append(out, term(fieldLabels, f.Label))
+	}
+	if !f.Since.IsZero() {
+		q := bleve.NewDateRangeQuery(f.Since.UTC(), time.Time{})
+		q.SetField(fieldCreated)
+		out = append(out, q)
+	}
+	if len(f.Scopes) > 0 {
+		var qs []query.Query
+		for _, s := range f.Scopes {
+			q := bleve.NewPrefixQuery(s)
+			q.SetField(fieldPath)
+			qs = append(qs, q)
+		}
+		out = append(out, bleve.NewDisjunctionQuery(qs...))
+	}
+	return out
+}
+
+// sqlFilter is the same filter as a WHERE clause over docs d.
+func sqlFilter(f Filter) (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.Kinds) > 0 {
+		conds = append(conds, "d.kind IN (?"+strings.Repeat(", ?", len(f.Kinds)-1)+")")
+		for _, k := range f.Kinds {
+			args = append(args, k)
+		}
+	}
+	if f.Category != "" {
+		conds = append(conds, "d.category = ?")
+		args = append(args, f.Category)
+	}
+	if f.Status != "" {
+		conds = append(conds, "d.status = ?")
+		args = append(args, f.Status)
+	}
+	if f.Label != "" {
+		conds = append(conds, "instr(d.labels, ?) > 0")
+		args = append(args, "\x1f"+f.Label+"\x1f")
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, "d.created >= ?")
+		args = append(args, f.Since.Unix())
+	}
+	if len(f.Scopes) > 0 {
+		var or []string
+		for _, s := range f.Scopes {
+			or = append(or, "substr(d.file, 1, ?) = ? OR instr(d.files, ?) > 0")
+			args = append(args, len(s), s, "\x1f"+s)
+		}
+		conds = append(conds, "("+strings.Join(or, " OR ")+")")
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+// CanEmbed reports whether dense search is available.
+func (x *Index) CanEmbed() bool { return x.emb != nil }
+
+// EmbedQuery makes the query's vector with the index's (fitted) embedder.
+func (x *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	if x.emb == nil {
+		return nil, fmt.Errorf("no embedder")
+	}
+	vs, err := x.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
+	}
+	return vs[0], nil
+}
+
+// SearchVector ranks documents by the cosine of their vector with q, by
+// brute force over the stored vectors. The dot products are computed
+// inside SQLite (memctl_dot, reading each vector in place), which returns
+// only the top k.
+func (x *Index) SearchVector(ctx context.Context, q []float32, f Filter, k int) ([]Hit, error) {
+	h := registerQuery(q)
+	defer forgetQuery(h)
+	where, args := sqlFilter(f)
+	var sqlText string
+	if where == "" {
+		sqlText = `SELECT v.n, memctl_dot(v.vec, ?) AS s FROM vectors v WHERE v.model = ? ORDER BY s DESC, v.n LIMIT ?`
+	} else {
+		sqlText = `SELECT v.n, memctl_dot(v.vec, ?) AS s FROM vectors v JOIN docs d ON d.n = v.n WHERE v.model = ?` + where + ` ORDER BY s DESC, v.n LIMIT ?`
+	}
+	all := append([]any{h, x.emb.ID()}, args...)
+	rows, err := x.db.QueryContext(ctx, sqlText, append(all, k)...)
+	if err != nil {
+		return nil, err
+	}
+	var ns []int64
+	var out []Hit
+	for rows.Next() {
+		var n int64
+		var s float64
+		if err := rows.Scan(&n, &s); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ns = append(ns, n)
+		out = append(out, Hit{Score: s})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, n := range ns {
+		if err := x.db.QueryRowContext(ctx, `SELECT id FROM docs WHERE n = ?`, n).Scan(&out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Query vectors for memctl_dot, by handle: SQLite passes an integer, not
+// a Go slice.
+var (
+	queryMu   sync.Mutex
+	queryVecs = map[int64]*qvec{}
+	queryNext int64
+)
+
+func registerQuery(q []float32) int64 {
+	queryMu.Lock()
+	defer queryMu.Unlock()
+	queryNext++
+	queryVecs[queryNext] = newQVec(q)
+	return queryNext
+}
+
+func forgetQuery(h int64) {
+	queryMu.Lock()
+	delete(queryVecs, h)
+	queryMu.Unlock()
+}
+
+var registerOnce sync.Once
+
+// registerFunctions adds memctl_dot(vec, handle) to the SQLite driver: the
+// dot product of a stored vector with a registered query vector. The blob
+// is a view of SQLite's page (VolatileArgs) and is not kept.
+func registerFunctions() {
+	registerOnce.Do(func() {
+		sqlite.MustRegisterFunction("memctl_dot", &sqlite.FunctionImpl{
+			NArgs:        2,
+			VolatileArgs: true,
+			Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				b, _ := args[0].([]byte)
+				h, _ := args[1].(int64)
+				queryMu.Lock()
+				q := queryVecs[h]
+				queryMu.Unlock()
+				if q == nil {
+					return float64(0), nil
+				}
+				return float64(q.dot(b)), nil
+			},
+		})
+	})
+}
+
+// Docs returns the documents with these ids, in the same order; an id not
+// in the index gives a zero Doc.
+func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {
+	out := make([]Doc, len(ids))
+	stmt, err := x.db.PrepareContext(ctx, `SELECT id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files FROM docs WHERE id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	for i, id := range ids {
+		var d Doc
+		var labels, files string
+		var approved int
+		var created int64
+		err := stmt.QueryRowContext(ctx, id).Scan(&d.ID, &d.Kind, &d.Ref, &d.Title, &d.Body, &d.File, &d.Line, &d.Category, &d.Status,
+			&labels, &d.Priority, &approved, &created, &files)
+		if err != nil {
+			continue
+		}
+		d.Labels, d.Files, d.Approved = splitList(labels), splitList(files), approved == 1
+		if created != 0 {
+			d.Created = time.Unix(created, 0).UTC()
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// Status describes the index.
+type Status struct {
+	Dir      string         `json:"dir"`
+	Format   int            `json:"format"`
+	Embedder string         `json:"embedder"`
+	Docs     int            `json:"docs"`
+	Vectors  int            `json:"vectors"`
+	Files    int            `json:"files"`
+	Kinds    map[string]int `json:"kinds"`
+	FitDocs  int            `json:"fit_docs,omitempty"`
+}
+
+// Status counts what the index holds.
+func (x *Index) Status(ctx context.Context) (Status, error) {
+	s := Status{Dir: x.opts.Dir, Format: FormatVersion, Embedder: x.embedderID(), Kinds: map[string]int{}}
+	if x.fit != nil {
+		s.FitDocs = x.fit.docs
+	}
+	model := ""
+	if x.emb != nil {
+		model = x.emb.ID()
+	}
+	if err := x.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM docs), (SELECT count(*) FROM vectors WHERE model = ?), (SELECT count(*) FROM files)`, model).
+		Scan(&s.Docs, &s.Vectors, &s.Files); err != nil {
+		return s, err
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT kind, count(*) FROM docs GROUP BY kind`)
+	if err != nil {
+		return s, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return s, err
+		}
+		s.Kinds[k] = n
+	}
+	return s, rows.Err()
+}

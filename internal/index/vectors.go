@@ -1,0 +1,341 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/memctl/memctl/internal/embed"
+)
+
+// fitState is the corpus the built-in embedder was fitted to. Vectors and
+// queries use the same frozen statistics until the corpus drifts.
+type fitState struct {
+	docs      int
+	component []float32
+	df        map[string]int // nil until needed; then a cache of the df table
+}
+
+// drifted reports whether a corpus of n documents has moved far enough
+// from the fitted one to fit again: by a quarter, and at least 20
+// documents.
+func (f *fitState) drifted(n int) bool {
+	if f == nil {
+		return n > 0
+	}
+	d := n - f.docs
+	if d < 0 {
+		d = -d
+	}
+	return d > max(20, f.docs/4)
+}
+
+func (x *Index) loadFit() error {
+	fitter, ok := x.opts.Embedder.(embed.Fitter)
+	if !ok {
+		x.emb = x.opts.Embedder
+		return nil
+	}
+	docs, err := x.meta("fit_docs")
+	if err != nil {
+		return err
+	}
+	if docs == "" {
+		x.emb, x.fit = fitter, nil
+		return nil
+	}
+	n, err := strconv.Atoi(docs)
+	if err != nil {
+		return fmt.Errorf("recall index: fit_docs %q: %w", docs, err)
+	}
+	comp, err := x.meta("fit_component")
+	if err != nil {
+		return err
+	}
+	x.fit = &fitState{docs: n, component: parseFloats(comp)}
+	x.emb = fitter.Fit(embed.Corpus{Docs: n, DF: x.dfLookup, Component: x.fit.component})
+	return nil
+}
+
+// dfLookup reads document frequencies, one query per new word.
+func (x *Index) dfLookup(w string) int {
+	if x.fit.df == nil {
+		x.fit.df = map[string]int{}
+	}
+	if n, ok := x.fit.df[w]; ok {
+		return n
+	}
+	var n int
+	if err := x.db.QueryRow(`SELECT n FROM df WHERE word = ?`, w).Scan(&n); err != nil {
+		n = 0
+	}
+	x.fit.df[w] = n
+	return n
+}
+
+// preloadDF reads the whole df table, for embedding many documents.
+func (x *Index) preloadDF() error {
+	rows, err := x.db.Query(`SELECT word, n FROM df`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	df := map[string]int{}
+	for rows.Next() {
+		var w string
+		var n int
+		if err := rows.Scan(&w, &n); err != nil {
+			return err
+		}
+		df[w] = n
+	}
+	x.fit.df = df
+	return rows.Err()
+}
+
+// refitIfDrifted fits the built-in embedder to the corpus again when it has
+// drifted: document frequencies, then the common component, then every
+// vector is made again (by embedMissing).
+func (x *Index) refitIfDrifted(ctx context.Context, n int, st *UpdateStats) error {
+	fitter, ok := x.opts.Embedder.(embed.Fitter)
+	if !ok || !x.fit.drifted(n) {
+		return nil
+	}
+	texts, err := x.allTexts(ctx)
+	if err != nil {
+		return err
+	}
+	df := map[string]int{}
+	for _, t := range texts {
+		seen := map[string]bool{}
+		for _, w := range embed.Words(t) {
+			if !seen[w] {
+				seen[w] = true
+				df[w]++
+			}
+		}
+	}
+	lookup := func(w string) int { return df[w] }
+	plain := fitter.Fit(embed.Corpus{Docs: len(texts), DF: lookup})
+	var parts [][]float32
+	for _, t := range texts {
+		if p, ok := plain.WordPart(t); ok {
+			parts = append(parts, p)
+		}
+	}
+	comp := embed.FitComponent(parts)
+
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM df`, `DELETE FROM vectors`} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	ins, err := tx.Prepare(`INSERT INTO df(word, n) VALUES(?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for w, c := range df {
+		if _, err := ins.Exec(w, c); err != nil {
+			return err
+		}
+	}
+	for k, v := range map[string]string{"fit_docs": strconv.Itoa(len(texts)), "fit_component": formatFloats(comp)} {
+		if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, k, v); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	x.fit = &fitState{docs: len(texts), component: comp, df: df}
+	x.emb = fitter.Fit(embed.Corpus{Docs: len(texts), DF: x.dfLookup, Component: comp})
+	st.Refit = true
+	return nil
+}
+
+func (x *Index) allTexts(ctx context.Context) ([]string, error) {
+	rows, err := x.db.QueryContext(ctx, `SELECT title, body FROM docs ORDER BY n`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var d Doc
+		if err := rows.Scan(&d.Title, &d.Body); err != nil {
+			return nil, err
+		}
+		out = append(out, d.Text())
+	}
+	return out, rows.Err()
+}
+
+// embedMissing makes the vectors documents lack. When the embedder fails
+// it says so and leaves them for a later Update: recall falls back to
+// words meanwhile.
+func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
+	if x.emb == nil {
+		return nil
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT d.n, d.title, d.body FROM docs d LEFT JOIN vectors v ON v.n = d.n AND v.model = ? WHERE v.n IS NULL ORDER BY d.n`, x.emb.ID())
+	if err != nil {
+		return err
+	}
+	var ns []int64
+	var texts []string
+	for rows.Next() {
+		var n int64
+		var d Doc
+		if err := rows.Scan(&n, &d.Title, &d.Body); err != nil {
+			rows.Close()
+			return err
+		}
+		ns = append(ns, n)
+		texts = append(texts, d.Text())
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ns) == 0 {
+		return x.setMeta("missing", "0")
+	}
+	if x.fit != nil && len(ns) > 50 && x.fit.df == nil {
+		if err := x.preloadDF(); err != nil {
+			return err
+		}
+	}
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ins, err := tx.Prepare(`INSERT OR REPLACE INTO vectors(n, model, vec) VALUES(?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	const batch = 256
+	var embedErr error
+	for i := 0; i < len(texts); i += batch {
+		j := min(i+batch, len(texts))
+		vecs, err := x.emb.Embed(ctx, texts[i:j])
+		if err == nil && len(vecs) != j-i {
+			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), j-i)
+		}
+		if err != nil {
+			embedErr = err
+			break
+		}
+		for k, v := range vecs {
+			if _, err := ins.Exec(ns[i+k], x.emb.ID(), encodeVector(v)); err != nil {
+				return err
+			}
+			st.Embedded++
+		}
+	}
+	st.Missing = len(ns) - st.Embedded
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('missing', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, strconv.Itoa(st.Missing)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if embedErr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		x.notice(fmt.Sprintf("embedder %s failed (%v); %d documents have no vector yet, recall uses words for them until a later run", x.emb.ID(), embedErr, st.Missing))
+	}
+	return nil
+}
+
+// encodeVector stores a vector as int8 with a scale: 4 bytes of float32
+// scale, then one byte per number.
+func encodeVector(v []float32) []byte {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	scale := m / 127
+	if scale == 0 {
+		scale = 1
+	}
+	b := make([]byte, 4+len(v))
+	binary.LittleEndian.PutUint32(b, math.Float32bits(scale))
+	for i, x := range v {
+		b[4+i] = byte(int8(math.Round(float64(x / scale))))
+	}
+	return b
+}
+
+// qvec is a query vector quantised like the stored ones, so that a dot
+// product is a loop over integers.
+type qvec struct {
+	q     []int8
+	scale float32
+}
+
+func newQVec(v []float32) *qvec {
+	b := encodeVector(v)
+	q := &qvec{q: make([]int8, len(v)), scale: math.Float32frombits(binary.LittleEndian.Uint32(b))}
+	for i := range q.q {
+		q.q[i] = int8(b[4+i])
+	}
+	return q
+}
+
+// dot is the dot product of the query with a stored vector.
+func (q *qvec) dot(b []byte) float32 {
+	if len(b) != 4+len(q.q) {
+		return 0
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(b)) * q.scale
+	b = b[4 : 4+len(q.q)]
+	qq := q.q[:len(b)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(qq); i += 4 {
+		s0 += int32(qq[i]) * int32(int8(b[i]))
+		s1 += int32(qq[i+1]) * int32(int8(b[i+1]))
+		s2 += int32(qq[i+2]) * int32(int8(b[i+2]))
+		s3 += int32(qq[i+3]) * int32(int8(b[i+3]))
+	}
+	for ; i < len(qq); i++ {
+		s0 += int32(qq[i]) * int32(int8(b[i]))
+	}
+	return float32(s0+s1+s2+s3) * scale
+}
+
+func formatFloats(v []float32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
+	}
+	return strings.Join(parts, ",")
+}
+
+func parseFloats(s string) []float32 {
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]float32, len(parts))
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(p, 32)
+		if err != nil {
+			return nil
+		}
+		out[i] = float32(f)
+	}
+	return out
+}

@@ -1,0 +1,333 @@
+// Package recall answers "what do we know, what happened last time?" over
+// the index: BM25 over words and cosine over dense vectors, fused by
+// reciprocal rank, with filters, priors and provenance.
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/index"
+)
+
+// Modes of recall.
+const (
+	ModeHybrid = "hybrid"
+	ModeBM25   = "bm25"
+	ModeDense  = "dense"
+)
+
+// Options configure a search. The zero value of a field takes the default.
+type Options struct {
+	Mode   string
+	K      int
+	Filter index.Filter
+	// RRFK is reciprocal rank fusion's k (default 60); WordWeight and
+	// DenseWeight weigh the two rankings (default 1 each).
+	RRFK                    float64
+	WordWeight, DenseWeight float64
+	// Depth is how many results each ranking contributes to the fusion
+	// (default 100).
+	Depth int
+	// HalfLife of the recency decay for runs (default 30 days); Now is
+	// the time it decays to.
+	HalfLife time.Duration
+	Now      time.Time
+	// ApprovedBoost lifts human-approved text (facts) ahead of unapproved
+	// text at equal relevance (default 0.05: 5%).
+	ApprovedBoost float64
+}
+
+func (o *Options) defaults() {
+	if o.Mode == "" {
+		o.Mode = ModeHybrid
+	}
+	if o.K <= 0 {
+		o.K = 10
+	}
+	if o.RRFK <= 0 {
+		o.RRFK = 60
+	}
+	if o.WordWeight == 0 && o.DenseWeight == 0 {
+		o.WordWeight, o.DenseWeight = 1, 1
+	}
+	if o.Depth < o.K {
+		o.Depth = max(100, o.K)
+	}
+	if o.HalfLife <= 0 {
+		o.HalfLife = 30 * 24 * time.Hour
+	}
+	if o.ApprovedBoost == 0 {
+		o.ApprovedBoost = 0.05
+	}
+}
+
+// Scores are a result's scores in each ranking (nil when it was not in
+// that ranking) and after fusion and priors.
+type Scores struct {
+	BM25  *float64 `json:"bm25"`
+	Dense *float64 `json:"dense"`
+	Fused float64  `json:"fused"`
+}
+
+// Source is where a result comes from.
+type Source struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Commit string `json:"commit"`
+}
+
+// Result is one document found.
+type Result struct {
+	Kind      string     `json:"kind"`
+	ID        string     `json:"id"`
+	Title     string     `json:"title"`
+	Snippet   string     `json:"snippet"`
+	Score     float64    `json:"score"`
+	Scores    Scores     `json:"scores"`
+	Source    Source     `json:"source"`
+	CreatedAt *time.Time `json:"created_at"`
+	// Matched are the query's words found in the snippet, for
+	// highlighting.
+	Matched []string `json:"-"`
+	// Doc is the whole document.
+	Doc index.Doc `json:"-"`
+}
+
+// Answer is a search's results and how they were found.
+type Answer struct {
+	Mode    string
+	Results []Result
+	// Warning says why the mode asked for could not be used (the
+	// embedder failed: words only).
+	Warning string
+}
+
+// Search runs a query against an up-to-date index.
+func Search(ctx context.Context, x *index.Index, query string, opts Options) (Answer, error) {
+	opts.defaults()
+	ans := Answer{Mode: opts.Mode}
+	var words, dense []index.Hit
+	var err error
+	if opts.Mode != ModeDense {
+		if words, err = x.SearchWords(ctx, query, opts.Filter, opts.Depth); err != nil {
+			return ans, err
+		}
+	}
+	if opts.Mode != ModeBM25 {
+		dense, err = searchDense(ctx, x, query, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ans, ctx.Err()
+			}
+			if opts.Mode == ModeDense {
+				return ans, err
+			}
+			ans.Warning = fmt.Sprintf("dense search failed (%v); words only", err)
+			ans.Mode = ModeBM25
+			dense = nil
+		}
+	}
+	fused := fuse(words, dense, opts)
+	ids := make([]string, len(fused))
+	for i, f := range fused {
+		ids[i] = f.id
+	}
+	docs, err := x.Docs(ctx, ids)
+	if err != nil {
+		return ans, err
+	}
+	qwords := queryWords(query)
+	for i := range fused {
+		if docs[i].ID == "" {
+			continue
+		}
+		fused[i].score *= prior(&docs[i], opts)
+	}
+	order := make([]int, len(fused))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		fa, fb := fused[order[a]], fused[order[b]]
+		if fa.score != fb.score {
+			return fa.score > fb.score
+		}
+		return fa.id < fb.id
+	})
+	for _, i := range order {
+		if len(ans.Results) == opts.K {
+			break
+		}
+		d := docs[i]
+		if d.ID == "" {
+			continue
+		}
+		f := fused[i]
+		r := Result{
+			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
+			Scores: Scores{BM25: f.bm25, Dense: f.dense, Fused: round(f.score)},
+			Source: Source{Path: d.File, Line: d.Line}, Doc: d,
+		}
+		r.Snippet, r.Matched = snippet(d.Body, qwords, 200)
+		if !d.Created.IsZero() {
+			t := d.Created
+			r.CreatedAt = &t
+		}
+		ans.Results = append(ans.Results, r)
+	}
+	return ans, nil
+}
+
+func searchDense(ctx context.Context, x *index.Index, query string, opts Options) ([]index.Hit, error) {
+	if !x.CanEmbed() {
+		return nil, fmt.Errorf("no embedder is configured")
+	}
+	q, err := x.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return x.SearchVector(ctx, q, opts.Filter, opts.Depth)
+}
+
+type fusedHit struct {
+	id          string
+	score       float64
+	bm25, dense *float64
+}
+
+// fuse is reciprocal rank fusion: score(d) = Σ w / (k + rank), rank from 1.
+func fuse(words, dense []index.Hit, opts Options) []fusedHit {
+	byID := map[string]int{}
+	var out []fusedHit
+	add := func(hits []index.Hit, w float64, bm bool) {
+		for rank, h := range hits {
+			i, ok := byID[h.ID]
+			if !ok {
+				i = len(out)
+				byID[h.ID] = i
+				out = append(out, fusedHit{id: h.ID})
+			}
+			out[i].score += w / (opts.RRFK + float64(rank+1))
+			s := round(h.Score)
+			if bm {
+				out[i].bm25 = &s
+			} else {
+				out[i].dense = &s
+			}
+		}
+	}
+	add(words, opts.WordWeight, true)
+	add(dense, opts.DenseWeight, false)
+	return out
+}
+
+// prior multiplies a fused score: approved text ahead at equal relevance,
+// runs decaying with age.
+func prior(d *index.Doc, opts Options) float64 {
+	p := 1.0
+	if d.Approved {
+		p += opts.ApprovedBoost
+	}
+	if d.Kind == "run" && !d.Created.IsZero() && !opts.Now.IsZero() {
+		age := opts.Now.Sub(d.Created)
+		if age > 0 {
+			p *= math.Pow(0.5, float64(age)/float64(opts.HalfLife))
+		}
+	}
+	return p
+}
+
+func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+func title(d *index.Doc) string {
+	t := d.Title
+	if t == "" {
+		t = d.Body
+		if i := strings.IndexByte(t, '\n'); i >= 0 {
+			t = t[:i]
+		}
+	}
+	return truncate(strings.TrimSpace(t), 100)
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// queryWords are the query's words, lower-cased, for highlighting.
+func queryWords(q string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range embed.Words(q) {
+		if len(w) > 2 && !stopWords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "are": true, "was": true, "were": true, "what": true, "which": true,
+	"who": true, "how": true, "why": true, "when": true, "where": true, "did": true, "does": true, "with": true,
+	"that": true, "this": true, "from": true, "have": true, "has": true, "had": true, "use": true, "our": true,
+	"you": true, "your": true, "not": true, "but": true, "can": true, "its": true, "his": true, "her": true,
+}
+
+// matches reports whether a word of the text matches a query word: equal,
+// or sharing a stem-like prefix (databases ~ database).
+func matches(w string, q map[string]bool) bool {
+	if q[w] {
+		return true
+	}
+	for qw := range q {
+		n := min(len(w), len(qw))
+		if n >= 4 && w[:n-1] == qw[:n-1] && (len(w)-n <= 3 && len(qw)-n <= 3) {
+			return true
+		}
+	}
+	return false
+}
+
+// snippet is up to n characters of text around the first words the query
+// matches, on one line, and the matched words.
+func snippet(text string, q map[string]bool, n int) (string, []string) {
+	flat := strings.Join(strings.Fields(text), " ")
+	lower := strings.ToLower(flat)
+	first := -1
+	var matched []string
+	seen := map[string]bool{}
+	for _, w := range embed.Words(flat) {
+		if matches(w, q) && !seen[w] {
+			seen[w] = true
+			matched = append(matched, w)
+			if first < 0 {
+				first = strings.Index(lower, w)
+			}
+		}
+	}
+	if utf8.RuneCountInString(flat) <= n || first < 0 {
+		return truncate(flat, n), matched
+	}
+	start := max(0, first-n/4)
+	for start > 0 && !utf8.RuneStart(flat[start]) {
+		start--
+	}
+	if i := strings.LastIndexByte(flat[:start], ' '); start > 0 && i >= 0 && start-i < 20 {
+		start = i + 1
+	}
+	s := truncate(flat[start:], n)
+	if start > 0 {
+		s = "…" + s
+	}
+	return s, matched
+}
