@@ -28,11 +28,11 @@ func unit(n, at int) []float32 {
 func TestWords(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string][]string{
-		"":                              nil,
-		"We use PostgreSQL 16!":         {"we", "use", "postgresql", "16"},
-		"fsync()-before-200 OK":         {"fsync", "before", "200", "ok"},
+		"":                             nil,
+		"We use PostgreSQL 16!":        {"we", "use", "postgresql", "16"},
+		"fsync()-before-200 OK":        {"fsync", "before", "200", "ok"},
 		"Ünïcode  Straße ΣΟΦΙΑ, café.": {"ünïcode", "straße", "σοφια", "café"},
-		"snake_case and a.b.c":          {"snake", "case", "and", "a", "b", "c"},
+		"snake_case and a.b.c":         {"snake", "case", "and", "a", "b", "c"},
 	} {
 		if got := embed.Words(in); !slices.Equal(got, want) {
 			t.Errorf("Words(%q) = %q, want %q", in, got, want)
