@@ -214,16 +214,53 @@ func indexDir(ws *config.Workspace) string {
 	return filepath.Join(ws.Repo.CommonDir, "memctl")
 }
 
-// embedderFor makes the configured embedder.
+// embedderFor makes the configured embedder: the workspace's [embed],
+// overridden by the user's own config file.
 func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
-	switch p := ws.Config.Embed.Provider; p {
+	cfg := ws.Config.Embed
+	if path := userConfigPath(env); path != "" {
+		u, warns, err := config.LoadUser(path, cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warns {
+			env.warnf("%s", w)
+		}
+		cfg = u
+	}
+	switch cfg.Provider {
 	case "", config.DefaultEmbed:
 		return embed.NewStatic(embed.Corpus{}), nil
 	case "none":
 		return nil, nil
 	default:
-		return nil, fmt.Errorf("%s: [embed] provider %q is not known; use builtin or none", config.ConfigFile, p)
+		retries := cfg.Retries
+		if retries == 0 {
+			retries = -1 // HTTPConfig's 0 is its default
+		}
+		key := ""
+		if cfg.APIKeyEnv != "" {
+			key = env.Getenv(cfg.APIKeyEnv)
+		}
+		return embed.NewHTTP(embed.HTTPConfig{
+			Provider: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKey: key, Batch: cfg.Batch,
+			Timeout: time.Duration(cfg.TimeoutSeconds * float64(time.Second)), Retries: retries,
+		})
 	}
+}
+
+// userConfigPath is $XDG_CONFIG_HOME/memctl/config.toml, or
+// ~/.config/memctl/config.toml; "" when neither can be named.
+func userConfigPath(env *Env) string {
+	dir := env.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := env.Getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "memctl", "config.toml")
 }
 
 // openIndex opens the workspace's index for the rest of the command.

@@ -101,7 +101,21 @@ type Tasks struct {
 
 // Embed chooses the embedder behind recall.
 type Embed struct {
+	// Provider is builtin (offline, the default), ollama, openai (any
+	// OpenAI-compatible server) or none (words only).
 	Provider string `toml:"provider"`
+	// Model, URL: the HTTP providers' model and server (empty URL: the
+	// provider's default address).
+	Model string `toml:"model"`
+	URL   string `toml:"url"`
+	// APIKeyEnv names the environment variable holding the API key; the
+	// key itself is never written in a file.
+	APIKeyEnv string `toml:"api_key_env"`
+	// Batch texts per request, TimeoutSeconds per request, Retries of a
+	// failed request.
+	Batch          int     `toml:"batch"`
+	TimeoutSeconds float64 `toml:"timeout_seconds"`
+	Retries        int     `toml:"retries"`
 }
 
 // Default returns the configuration used when config.toml is missing or
@@ -112,7 +126,7 @@ func Default(prefix string) Config {
 		Tasks:  Tasks{Enabled: true, Prefix: prefix},
 		Runs:   Layer{Enabled: true},
 		Index:  Layer{Enabled: true},
-		Embed:  Embed{Provider: DefaultEmbed},
+		Embed:  Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
 		Prime:  Layer{Enabled: true},
 		Review: Review{StaleDays: 14},
 		Recall: Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
@@ -243,6 +257,9 @@ func (c *Config) validate(name string) error {
 	default:
 		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", c.Embed.Provider)}
 	}
+	if err := c.Embed.validate(name); err != nil {
+		return err
+	}
 	if c.Recall.RRFK <= 0 {
 		return &Error{File: name, Key: "recall.rrf_k", Message: fmt.Sprintf("must be positive, not %g", c.Recall.RRFK)}
 	}
@@ -255,13 +272,73 @@ func (c *Config) validate(name string) error {
 	return nil
 }
 
+func (e *Embed) validate(name string) error {
+	switch {
+	case e.Batch < 1:
+		return &Error{File: name, Key: "embed.batch", Message: fmt.Sprintf("must be at least 1, not %d", e.Batch)}
+	case e.TimeoutSeconds <= 0:
+		return &Error{File: name, Key: "embed.timeout_seconds", Message: fmt.Sprintf("must be positive, not %g", e.TimeoutSeconds)}
+	case e.Retries < 0:
+		return &Error{File: name, Key: "embed.retries", Message: fmt.Sprintf("must be 0 or more, not %d", e.Retries)}
+	case (e.Provider == "ollama" || e.Provider == "openai") && e.Model == "":
+		return &Error{File: name, Key: "embed.model", Message: fmt.Sprintf("provider %q needs a model, e.g. model = \"nomic-embed-text\"", e.Provider)}
+	}
+	return nil
+}
+
+// LoadUser reads the [embed] table of a user's own config file
+// ($XDG_CONFIG_HOME/memctl/config.toml) over base: an embedding endpoint
+// is a personal setting. A missing file gives base; other tables are
+// reported as warnings and ignored.
+func LoadUser(path string, base Embed) (Embed, []Warning, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return base, nil, nil
+	}
+	if err != nil {
+		return base, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var u struct {
+		Embed Embed `toml:"embed"`
+	}
+	u.Embed = base
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&u)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return base, nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+		}
+		return base, nil, decodeError(path, err)
+	}
+	var warns []Warning
+	for _, k := range md.Undecoded() {
+		if len(k) == 1 || !strings.HasPrefix(k.String(), "embed.") {
+			if len(k) == 1 {
+				warns = append(warns, Warning{File: path, Key: k.String(), Message: "only [embed] is read from the user config; memctl ignores it"})
+			}
+			continue
+		}
+		warns = append(warns, Warning{File: path, Key: k.String(), Message: "unknown key; memctl ignores it"})
+	}
+	switch u.Embed.Provider {
+	case "builtin", "ollama", "openai", "none":
+	default:
+		return base, warns, &Error{File: path, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", u.Embed.Provider)}
+	}
+	if err := u.Embed.validate(path); err != nil {
+		return base, warns, err
+	}
+	return u.Embed, warns, nil
+}
+
 // knownKeys lists every key Config reads, for suggestions on typos.
 func knownKeys() []string {
 	return []string{
 		"facts", "facts.enabled", "facts.max_lines", "facts.max_file_lines",
 		"tasks", "tasks.enabled", "tasks.prefix",
 		"runs", "runs.enabled", "index", "index.enabled",
-		"embed", "embed.provider", "prime", "prime.enabled",
+		"embed", "embed.provider", "embed.model", "embed.url", "embed.api_key_env", "embed.batch",
+		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled",
 		"facts.policy", "review", "review.stale_days",
 		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}

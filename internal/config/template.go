@@ -48,8 +48,19 @@ enabled = %t
 
 [embed]
 # Embedder for recall: "builtin" works offline with no download; "none"
-# searches words only.
+# searches words only; "ollama" (POST /api/embed) and "openai" (POST
+# /v1/embeddings, any compatible server) are opt-in and need a model.
+# An endpoint is usually personal: put it in the [embed] table of
+# $XDG_CONFIG_HOME/memctl/config.toml instead, which wins over this one.
 provider = %s
+model = %s
+# Empty: the provider's default address.
+url = %s
+# The environment variable holding the API key (never the key itself).
+api_key_env = %s
+batch = %d
+timeout_seconds = %.1f
+retries = %d
 
 [recall]
 # Ranking of "memctl recall": reciprocal rank fusion of BM25 over words and
@@ -75,7 +86,8 @@ enabled = %t
 stale_days = %d
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
-		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider),
+		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
+		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
 		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
 		d.Prime.Enabled, d.Review.StaleDays)
 }

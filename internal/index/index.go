@@ -158,15 +158,17 @@ func (x *Index) openStores() (reason string, err error) {
 		}
 	}
 	bmPath := filepath.Join(x.opts.Dir, bleveName)
+	var bm bleve.Index
 	if fresh {
 		os.RemoveAll(bmPath)
-		x.bm, err = bleve.New(bmPath, newMapping())
+		bm, err = bleve.New(bmPath, newMapping())
 	} else {
-		x.bm, err = bleve.Open(bmPath)
+		bm, err = bleve.Open(bmPath)
 	}
 	if err != nil {
 		return "", fmt.Errorf("open %s: %w", bmPath, err)
 	}
+	x.bm = bm
 	return "", nil
 }
 

@@ -214,16 +214,8 @@ func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
 			return err
 		}
 	}
-	tx, err := x.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ins, err := tx.Prepare(`INSERT OR REPLACE INTO vectors(n, model, vec) VALUES(?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	// Each batch is embedded with no transaction open (the embedder may
+	// read document frequencies), then written in one.
 	const batch = 256
 	var embedErr error
 	for i := 0; i < len(texts); i += batch {
@@ -236,18 +228,13 @@ func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
 			embedErr = err
 			break
 		}
-		for k, v := range vecs {
-			if _, err := ins.Exec(ns[i+k], x.emb.ID(), encodeVector(v)); err != nil {
-				return err
-			}
-			st.Embedded++
+		if err := x.writeVectors(ns[i:j], vecs); err != nil {
+			return err
 		}
+		st.Embedded += len(vecs)
 	}
 	st.Missing = len(ns) - st.Embedded
-	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('missing', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, strconv.Itoa(st.Missing)); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := x.setMeta("missing", strconv.Itoa(st.Missing)); err != nil {
 		return err
 	}
 	if embedErr != nil {
@@ -257,6 +244,25 @@ func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
 		x.notice(fmt.Sprintf("embedder %s failed (%v); %d documents have no vector yet, recall uses words for them until a later run", x.emb.ID(), embedErr, st.Missing))
 	}
 	return nil
+}
+
+func (x *Index) writeVectors(ns []int64, vecs [][]float32) error {
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	ins, err := tx.Prepare(`INSERT OR REPLACE INTO vectors(n, model, vec) VALUES(?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for k, v := range vecs {
+		if _, err := ins.Exec(ns[k], x.emb.ID(), encodeVector(v)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // encodeVector stores a vector as int8 with a scale: 4 bytes of float32

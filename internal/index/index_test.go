@@ -1,0 +1,401 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/embed"
+)
+
+// noteSource reads notes/*.txt: each line "id|kind-extras|text" is one
+// document. Extras are key=value pairs separated by commas (category,
+// status, label, created, files).
+type noteSource struct{}
+
+func (noteSource) Kind() string { return "note" }
+
+func (noteSource) Files(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, "notes"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, path.Join("notes", e.Name()))
+	}
+	return out, err
+}
+
+func (noteSource) Docs(root, file string) ([]Doc, error) {
+	data, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		return nil, err
+	}
+	var docs []Doc
+	for i, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		d := Doc{ID: "note:" + parts[0], Kind: "note", Ref: parts[0], Body: parts[2], File: file, Line: i + 1, Priority: -1}
+		for _, kv := range strings.Split(parts[1], ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "category":
+				d.Category = v
+			case "status":
+				d.Status = v
+			case "label":
+				d.Labels = append(d.Labels, v)
+			case "kind":
+				d.Kind = v
+			case "created":
+				d.Created, _ = time.Parse("2006-01-02", v)
+			case "files":
+				d.Files = append(d.Files, v)
+			}
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+type fixture struct {
+	t       *testing.T
+	root    string
+	dir     string
+	notices []string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, root: root, dir: filepath.Join(root, ".git", "memctl")}
+}
+
+func (f *fixture) write(name, content string) {
+	f.t.Helper()
+	p := filepath.Join(f.root, "notes", name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	// A later write must look changed even within the mtime's resolution.
+	later := time.Now().Add(time.Duration(len(content)) * time.Second)
+	os.Chtimes(p, later, later)
+}
+
+func (f *fixture) open(e embed.Embedder) *Index {
+	f.t.Helper()
+	x, err := Open(context.Background(), Options{Dir: f.dir, Embedder: e, Notice: func(s string) { f.notices = append(f.notices, s) }})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func (f *fixture) update(x *Index) UpdateStats {
+	f.t.Helper()
+	st, err := x.Update(context.Background(), f.root, []Source{noteSource{}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+func ids(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+const notesA = `pg|category=architecture|We use PostgreSQL 16 for metadata; the log stays on local disk.
+port|category=pitfalls,label=ci|The integration tests share port 7070; run them with -p 1 or they flake.
+fsync|category=invariants|Every write to the log is fsynced before the client gets 200 OK.`
+
+func TestUpdateIsIncremental(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	f.write("b.txt", "limits|category=invariants|Keys are at most 256 bytes.")
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+
+	st := f.update(x)
+	if st.Read != 2 || st.Added != 4 || st.Docs != 4 || st.Embedded != 4 || !st.Refit {
+		t.Fatalf("first update: %+v", st)
+	}
+	if st = f.update(x); st.Read != 0 || st.Added+st.Changed+st.Deleted+st.Embedded != 0 {
+		t.Errorf("update with nothing changed: %+v", st)
+	}
+	// One line changed, one added, one unchanged.
+	f.write("a.txt", strings.Replace(notesA, "PostgreSQL 16", "PostgreSQL 17", 1)+"\nnew|category=pitfalls|Windows cannot rename over an open file.")
+	st = f.update(x)
+	if st.Read != 1 || st.Changed != 1 || st.Added != 1 || st.Deleted != 0 || st.Embedded != 2 || st.Docs != 5 {
+		t.Errorf("after editing a.txt: %+v", st)
+	}
+	// Same content, new mtime: hashed, not parsed.
+	p := filepath.Join(f.root, "notes", "b.txt")
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(p, later, later)
+	if st = f.update(x); st.Read != 0 {
+		t.Errorf("a touched file was parsed again: %+v", st)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	st = f.update(x)
+	if st.Removed != 1 || st.Deleted != 1 || st.Docs != 4 {
+		t.Errorf("after removing b.txt: %+v", st)
+	}
+	hits, err := x.SearchWords(context.Background(), "bytes keys", Filter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 0 {
+		t.Errorf("a removed file's document is still found: %v", ids(hits))
+	}
+	docs, _ := x.Docs(context.Background(), []string{"note:pg"})
+	if !strings.Contains(docs[0].Body, "PostgreSQL 17") || docs[0].Line != 1 || docs[0].File != "notes/a.txt" {
+		t.Errorf("doc after edit: %+v", docs[0])
+	}
+}
+
+func TestADocumentMovingBetweenFiles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", "x|category=one|moving text about kafka")
+	x := f.open(nil)
+	f.update(x)
+	f.write("a.txt", "")
+	f.write("b.txt", "x|category=two|moving text about kafka")
+	f.update(x)
+	docs, _ := x.Docs(context.Background(), []string{"note:x"})
+	if docs[0].File != "notes/b.txt" || docs[0].Category != "two" {
+		t.Errorf("moved doc: %+v", docs[0])
+	}
+	hits, _ := x.SearchWords(context.Background(), "kafka", Filter{}, 10)
+	if !slices.Equal(ids(hits), []string{"note:x"}) {
+		t.Errorf("hits %v", ids(hits))
+	}
+}
+
+func TestSearchFindsByWordsAndByMeaning(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	f.update(x)
+	ctx := context.Background()
+	hits, err := x.SearchWords(ctx, "flaky port", Filter{}, 10)
+	if err != nil || len(hits) == 0 || hits[0].ID != "note:port" {
+		t.Fatalf("words: %v %v", ids(hits), err)
+	}
+	q, err := x.EmbedQuery(ctx, "which database do we use")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err = x.SearchVector(ctx, q, Filter{}, 3)
+	if err != nil || len(hits) != 3 || hits[0].ID != "note:pg" {
+		t.Fatalf("vectors: %v %v", hits, err)
+	}
+	if !(hits[0].Score > hits[1].Score && hits[1].Score >= hits[2].Score) {
+		t.Errorf("scores not descending: %v", hits)
+	}
+}
+
+func TestFiltersApplyToBothRankings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", `t1|kind=task,status=open,label=db,created=2026-01-10|database migration for postgres
+t2|kind=task,status=closed,label=ui,created=2025-06-01|database button in the settings page
+f1|kind=fact,category=architecture,files=internal/db/pg.go|database is postgres
+p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database connections leak`)
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	f.update(x)
+	ctx := context.Background()
+	q, _ := x.EmbedQuery(ctx, "database")
+	for _, c := range []struct {
+		name string
+		f    Filter
+		want []string
+	}{
+		{"kind", Filter{Kinds: []string{"task"}}, []string{"note:t1", "note:t2"}},
+		{"kinds", Filter{Kinds: []string{"fact", "proposal"}}, []string{"note:f1", "note:p1"}},
+		{"category", Filter{Category: "pitfalls"}, []string{"note:p1"}},
+		{"status", Filter{Status: "open"}, []string{"note:t1"}},
+		{"label", Filter{Label: "ui"}, []string{"note:t2"}},
+		{"since", Filter{Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:t1"}},
+		{"scope of the file", Filter{Scopes: []string{"notes/"}}, []string{"note:f1", "note:p1", "note:t1", "note:t2"}},
+		{"scope of files a doc is about", Filter{Scopes: []string{"internal/db"}}, []string{"note:f1"}},
+		{"nothing", Filter{Category: "none"}, nil},
+	} {
+		words, err := x.SearchWords(ctx, "database", c.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dense, err := x.SearchVector(ctx, q, c.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, d := ids(words), ids(dense)
+		slices.Sort(w)
+		slices.Sort(d)
+		if !slices.Equal(w, c.want) || !slices.Equal(d, c.want) {
+			t.Errorf("%s: words %v, dense %v, want %v", c.name, w, d, c.want)
+		}
+	}
+}
+
+func TestIndexIsRebuiltWhenItCannotBeTrusted(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		break_ func(f *fixture, x *Index)
+		notice string
+	}{
+		{"format", func(f *fixture, x *Index) { x.setMeta("format", "0") }, "format 0"},
+		{"interrupted update", func(f *fixture, x *Index) { x.setMeta("dirty", "1") }, "interrupted"},
+		{"corrupt database", func(f *fixture, x *Index) {
+			x.Close()
+			os.WriteFile(filepath.Join(f.dir, dbName), []byte("this is not a database, not at all, no"), 0o644)
+		}, "rebuilding"},
+		{"deleted word index", func(f *fixture, x *Index) {
+			x.Close()
+			os.RemoveAll(filepath.Join(f.dir, bleveName))
+		}, "rebuilding"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.write("a.txt", notesA)
+			x := f.open(nil)
+			f.update(x)
+			c.break_(f, x)
+			x.Close()
+			x = f.open(nil)
+			if len(f.notices) != 1 || !strings.Contains(f.notices[0], c.notice) {
+				t.Fatalf("notices %q, want one with %q", f.notices, c.notice)
+			}
+			if st := f.update(x); st.Added != 3 || st.Docs != 3 {
+				t.Errorf("update after the rebuild: %+v", st)
+			}
+		})
+	}
+	t.Run("another embedder", func(t *testing.T) {
+		f := newFixture(t)
+		f.write("a.txt", notesA)
+		x := f.open(nil)
+		f.update(x)
+		x.Close()
+		x = f.open(embed.NewStatic(embed.Corpus{}))
+		if len(f.notices) != 1 || !strings.Contains(f.notices[0], "embedder changed from none to builtin") {
+			t.Fatalf("notices %q", f.notices)
+		}
+		if st := f.update(x); st.Embedded != 3 {
+			t.Errorf("update after the embedder changed: %+v", st)
+		}
+	})
+}
+
+// failing is an embedder that fails until ok is set.
+type failing struct {
+	ok bool
+	embed.Embedder
+}
+
+func (e *failing) ID() string { return "test:failing" }
+
+func (e *failing) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if !e.ok {
+		return nil, errors.New("connection refused")
+	}
+	return e.Embedder.Embed(ctx, texts)
+}
+
+func TestEmbedderFailureLeavesVectorsForLater(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	e := &failing{Embedder: embed.NewStatic(embed.Corpus{})}
+	x := f.open(e)
+	st := f.update(x)
+	if st.Docs != 3 || st.Missing != 3 || st.Embedded != 0 {
+		t.Fatalf("update with a failing embedder: %+v", st)
+	}
+	if len(f.notices) != 1 || !strings.Contains(f.notices[0], "connection refused") || !strings.Contains(f.notices[0], "3 documents have no vector") {
+		t.Errorf("notices %q", f.notices)
+	}
+	if hits, err := x.SearchWords(context.Background(), "postgresql", Filter{}, 10); err != nil || len(hits) != 1 {
+		t.Errorf("words still work: %v %v", ids(hits), err)
+	}
+	e.ok = true
+	if st = f.update(x); st.Embedded != 3 || st.Missing != 0 {
+		t.Errorf("the next update fills the vectors: %+v", st)
+	}
+	if st = f.update(x); st.Embedded != 0 {
+		t.Errorf("and the one after has nothing to do: %+v", st)
+	}
+}
+
+func TestDriftRefitsTheBuiltInEmbedder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	if st := f.update(x); !st.Refit || x.fit.docs != 3 {
+		t.Fatalf("first update: %+v, fit %+v", st, x.fit)
+	}
+	var b strings.Builder
+	for i := range 10 {
+		b.WriteString("n" + string(rune('a'+i)) + "|category=x|another note about the build\n")
+	}
+	f.write("b.txt", b.String())
+	if st := f.update(x); st.Refit {
+		t.Errorf("10 more documents (under 20) refitted: %+v", st)
+	}
+	b.Reset()
+	for i := range 30 {
+		b.WriteString("m" + string(rune('a'+i)) + "|category=x|yet another note\n")
+	}
+	f.write("c.txt", b.String())
+	st := f.update(x)
+	if !st.Refit || st.Embedded != st.Docs || x.fit.docs != 43 {
+		t.Errorf("30 more documents: %+v, fit docs %d", st, x.fit.docs)
+	}
+	// The fit survives a reopen: queries use the same statistics.
+	x.Close()
+	x = f.open(embed.NewStatic(embed.Corpus{}))
+	if x.fit == nil || x.fit.docs != 43 || len(x.fit.component) != 100 {
+		t.Errorf("fit after reopening: %+v", x.fit)
+	}
+	if st := f.update(x); st.Refit || st.Embedded != 0 {
+		t.Errorf("update after reopening: %+v", st)
+	}
+}
+
+func TestVectorEncoding(t *testing.T) {
+	t.Parallel()
+	v := embed.Normalize([]float32{0.5, -0.25, 0.1, 0, 0.9, -0.7, 0.33})
+	b := encodeVector(v)
+	q := newQVec(v)
+	if got := q.dot(b); got < 0.99 || got > 1.01 {
+		t.Errorf("self dot %g, want about 1", got)
+	}
+	if got := q.dot(b[:len(b)-1]); got != 0 {
+		t.Errorf("dot with a vector of other dims = %g, want 0", got)
+	}
+	if got := parseFloats(formatFloats(v)); !slices.Equal(got, v) {
+		t.Errorf("floats round trip: %v -> %v", v, got)
+	}
+}
