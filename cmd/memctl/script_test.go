@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/memctl/memctl/internal/cli"
+	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
 )
 
@@ -54,10 +58,11 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("MEMCTL_UPDATE") == "1",
 		Setup:               scriptSetup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"gitinit":    cmdGitInit,
-			"stdout2env": cmdStdout2Env,
-			"holdlock":   cmdHoldLock,
-			"exitcode":   cmdExitCode,
+			"gitinit":     cmdGitInit,
+			"stdout2env":  cmdStdout2Env,
+			"holdlock":    cmdHoldLock,
+			"exitcode":    cmdExitCode,
+			"embedserver": cmdEmbedServer,
 		},
 	})
 }
@@ -163,3 +168,30 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 type lockKey struct{}
 
 type lockHolder struct{ lock *fsx.Lock }
+
+// embedserver NAME fail|ok: start an HTTP server that answers embedding
+// requests (Ollama's and OpenAI's paths) with 503s, or with vectors of the
+// built-in embedder, and set $NAME to its URL.
+func cmdEmbedServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || (args[1] != "fail" && args[1] != "ok") {
+		ts.Fatalf("usage: embedserver NAME fail|ok")
+	}
+	inner := embed.NewStatic(embed.Corpus{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if args[1] == "fail" {
+			http.Error(w, "embedding model is loading", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		vs, _ := inner.Embed(r.Context(), req.Input)
+		json.NewEncoder(w).Encode(map[string]any{"embeddings": vs})
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
+}

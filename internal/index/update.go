@@ -18,15 +18,21 @@ import (
 type UpdateStats struct {
 	// Files the sources list; Read of them were re-read and parsed;
 	// Removed files are gone (their documents with them).
-	Files, Read, Removed int
+	Files   int `json:"files"`
+	Read    int `json:"read"`
+	Removed int `json:"removed"`
 	// Documents added, changed and deleted; Docs in the index after.
-	Added, Changed, Deleted, Docs int
+	Added   int `json:"added"`
+	Changed int `json:"changed"`
+	Deleted int `json:"deleted"`
+	Docs    int `json:"docs"`
 	// Embedded vectors made; Missing documents still without one (the
 	// embedder failed: a later Update fills them).
-	Embedded, Missing int
+	Embedded int `json:"embedded"`
+	Missing  int `json:"missing"`
 	// Refit: the built-in embedder was fitted to the corpus again, and
 	// every vector re-made.
-	Refit bool
+	Refit bool `json:"refit"`
 }
 
 type fileRow struct {
