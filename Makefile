@@ -32,10 +32,15 @@ golden:
 demo: build
 	./examples/demo.sh $(abspath $(BIN))
 
-## bench: benchmarks into bench/new.txt; compare with benchstat bench/old.txt bench/new.txt
-bench:
+## bench: benchmarks into bench/new.txt (compare with benchstat bench/old.txt bench/new.txt),
+## then, given the shared benchmark data (MEMCTL_BENCH_DATA, default ../shared/bench),
+## the whole-process figures of check and recall and the LoCoMo retrieval scores
+bench: build
 	@mkdir -p bench
 	$(GO) test -run='^$$' -bench=. -benchmem -count=10 ./internal/... | tee bench/new.txt
+	@if [ -d "$${MEMCTL_BENCH_DATA:-../shared/bench}" ]; then \
+		scripts/bench-check.sh $(abspath $(BIN)) && scripts/bench-recall.sh $(abspath $(BIN)); \
+	else echo "no benchmark data: set MEMCTL_BENCH_DATA for the whole-process figures"; fi
 
 ## lint: gofmt and vet
 lint:

@@ -49,6 +49,13 @@ run create "Add a /healthz endpoint" -t feature -p 2 --deps discovered-from:kv-a
 run stats
 
 echo
+echo "Recall: what do we know? Words and meaning, offline, with file and line."
+run recall "why do the tests flake" -k 3
+run recall "how big may a value be" -k 2 --json
+run recall "compaction" --kind task
+run index --status
+
+echo
 echo "CI gate: a facts file over its line budget fails memctl check (here the per-file budget is lowered to 8 lines)."
 printf '[facts]\nmax_lines = 800\nmax_file_lines = 8\n\n[tasks]\nprefix = "kv"\n' > .ledger/config.toml
 step check --format github

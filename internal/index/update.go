@@ -35,6 +35,9 @@ type UpdateStats struct {
 	Refit bool `json:"refit"`
 }
 
+// bleveBatch is how many documents go to Bleve at once.
+const bleveBatch = 1000
+
 type fileRow struct {
 	kind        string
 	size, mtime int64
@@ -298,6 +301,14 @@ RETURNING n`)
 		}
 		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
+		}
+		if batch.Size() >= bleveBatch {
+			// Bleve holds a batch's analysed documents in memory; apply
+			// it in parts to bound a large build's memory.
+			if err := x.bm.Batch(batch); err != nil {
+				return fmt.Errorf("update the word index: %w", err)
+			}
+			batch.Reset()
 		}
 		if w.isNew {
 			st.Added++

@@ -114,12 +114,17 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	opts.defaults()
 	ans := Answer{Mode: opts.Mode}
 	var words, dense []index.Hit
-	var err error
-	if opts.Mode != ModeDense {
-		if words, err = x.SearchWords(ctx, query, opts.Filter, opts.Depth); err != nil {
-			return ans, err
+	var err, wordsErr error
+	// The two rankings use different stores (Bleve, SQLite): run them at
+	// the same time.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if opts.Mode != ModeDense {
+			words, wordsErr = x.SearchWords(ctx, query, opts.Filter, opts.Depth)
 		}
-	}
+	}()
+	defer func() { <-done }() // never leave it running on an early return
 	if opts.Mode != ModeBM25 {
 		dense, err = searchDense(ctx, x, query, opts)
 		if err != nil {
@@ -133,6 +138,10 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 			ans.Mode = ModeBM25
 			dense = nil
 		}
+	}
+	<-done
+	if wordsErr != nil {
+		return ans, wordsErr
 	}
 	fused := fuse(words, dense, opts)
 	ids := make([]string, len(fused))
@@ -249,12 +258,11 @@ func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 func title(d *index.Doc) string {
 	t := d.Title
 	if t == "" {
-		t = d.Body
-		if i := strings.IndexByte(t, '\n'); i >= 0 {
-			t = t[:i]
-		}
+		// A fact or proposal: its text, re-flowed onto one line (a
+		// proposal's reason and feedback follow on their own lines).
+		t, _, _ = strings.Cut(d.Body, "\nReason: ")
 	}
-	return truncate(strings.TrimSpace(t), 100)
+	return truncate(strings.Join(strings.Fields(t), " "), 100)
 }
 
 func truncate(s string, n int) string {
