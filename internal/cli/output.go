@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +13,16 @@ import (
 // writeJSON prints v as one indented JSON document. HTML characters are
 // not escaped: the output is read by programs, not browsers.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	src := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+	out := indentJSON(make([]byte, 0, len(src)+len(src)/2), src)
+	_, err := w.Write(append(out, '\n'))
+	return err
 }
 
 // errorJSON is what stderr gets for a failed command run with --json.
