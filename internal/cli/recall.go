@@ -273,6 +273,7 @@ func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index
 		Dir:      indexDir(ws),
 		Embedder: emb,
 		Notice:   func(msg string) { e.notef("%s", msg) },
+		Repo:     ws.Repo,
 	})
 	if err != nil {
 		return nil, err

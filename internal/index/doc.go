@@ -36,6 +36,9 @@ type Doc struct {
 	Created time.Time
 	// Files are paths the document is about (a run's files), for scopes.
 	Files []string
+	// Commit is set by Index.Docs: the commit whose tree holds File's
+	// content exactly, or "" (uncommitted changes, or no repository).
+	Commit string
 }
 
 // Text is what is searched: the title, then the body.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/gitx"
 )
 
 // FormatVersion is the layout of the index; a different one is rebuilt.
@@ -52,6 +53,9 @@ type Options struct {
 	Notice func(string)
 	// LockWait is how long to wait for another memctl using the index.
 	LockWait time.Duration
+	// Repo, if set, gives results their commit: the HEAD whose tree
+	// holds their file's content exactly.
+	Repo *gitx.Repo
 }
 
 // Index is an open index. It is not safe for concurrent use; other memctl

@@ -257,7 +257,8 @@ func registerFunctions() {
 // in the index gives a zero Doc.
 func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {
 	out := make([]Doc, len(ids))
-	stmt, err := x.db.PrepareContext(ctx, `SELECT id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files FROM docs WHERE id = ?`)
+	stmt, err := x.db.PrepareContext(ctx, `SELECT d.id, d.kind, d.ref, d.title, d.body, d.file, d.line, d.category, d.status, d.labels, d.priority, d.approved, d.created, d.files,
+  coalesce(f.commit_id, '') FROM docs d LEFT JOIN files f ON f.path = d.file WHERE d.id = ?`)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +269,7 @@ func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {
 		var approved int
 		var created int64
 		err := stmt.QueryRowContext(ctx, id).Scan(&d.ID, &d.Kind, &d.Ref, &d.Title, &d.Body, &d.File, &d.Line, &d.Category, &d.Status,
-			&labels, &d.Priority, &approved, &created, &files)
+			&labels, &d.Priority, &approved, &created, &files, &d.Commit)
 		if err != nil {
 			continue
 		}

@@ -89,7 +89,7 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 				return st, err
 			}
 			sum := sha256.Sum256(data)
-			fu := fileUpdate{path: rel, row: fileRow{kind: src.Kind(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), hash: hex.EncodeToString(sum[:16])}}
+			fu := fileUpdate{path: rel, row: fileRow{kind: src.Kind(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), hash: hex.EncodeToString(sum[:16])}, data: data}
 			touched = append(touched, fu)
 			if ok && old.hash == fu.row.hash && old.kind == src.Kind() {
 				continue
@@ -116,6 +116,9 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 			return st, err
 		}
 	}
+	if err := x.updateProvenance(root, touched, seen); err != nil {
+		return st, err
+	}
 	// The document count and the number of documents without a vector
 	// are kept in meta, so that an index with nothing to do costs no scan.
 	if err := x.db.QueryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'docs'), (SELECT count(*) FROM docs))`).Scan(&st.Docs); err != nil {
@@ -134,6 +137,60 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 		}
 	}
 	return st, nil
+}
+
+// updateProvenance records, per file, the commit HEAD points at when the
+// file's content is exactly its blob there (else ""), for results'
+// source.commit. Files changed in this update are checked; when HEAD has
+// moved since the last update, every file is.
+func (x *Index) updateProvenance(root string, touched []fileUpdate, seen map[string]bool) error {
+	if x.opts.Repo == nil {
+		return nil
+	}
+	head := x.opts.Repo.Head()
+	last, err := x.meta("head")
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{}
+	if head != last {
+		for p, ok := range seen {
+			if !ok {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+			if err != nil {
+				continue
+			}
+			files[p] = data
+		}
+	} else {
+		for _, t := range touched {
+			files[t.path] = t.data
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	committed := x.opts.Repo.CommittedAt(head, files)
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for p := range files {
+		c := ""
+		if committed[p] {
+			c = head
+		}
+		if _, err := tx.Exec(`UPDATE files SET commit_id = ? WHERE path = ?`, c, p); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('head', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, head); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func (x *Index) metaInt(key string) (int, error) {
@@ -156,6 +213,7 @@ type changedFile struct {
 type fileUpdate struct {
 	path string
 	row  fileRow
+	data []byte
 }
 
 func (x *Index) knownFiles() (map[string]fileRow, error) {

@@ -182,7 +182,7 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		r := Result{
 			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
 			Scores: Scores{BM25: f.bm25, Dense: f.dense, Fused: round(f.score)},
-			Source: Source{Path: d.File, Line: d.Line}, Doc: d,
+			Source: Source{Path: d.File, Line: d.Line, Commit: d.Commit}, Doc: d,
 		}
 		r.Snippet, r.Matched = snippet(d.Body, qwords, 200)
 		if !d.Created.IsZero() {

@@ -1,0 +1,88 @@
+package gitx
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Head returns the commit HEAD points at, read from the git directory's
+// files without opening the repository; "" when there is none yet (a new
+// repository) or it cannot be read.
+func (r *Repo) Head() string {
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	head := strings.TrimSpace(string(data))
+	ref, ok := strings.CutPrefix(head, "ref: ")
+	if !ok {
+		return validHash(head)
+	}
+	for _, dir := range []string{r.GitDir, r.CommonDir} {
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref))); err == nil {
+			return validHash(strings.TrimSpace(string(data)))
+		}
+	}
+	f, err := os.Open(filepath.Join(r.CommonDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if hash, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref {
+			return validHash(hash)
+		}
+	}
+	return ""
+}
+
+func validHash(s string) string {
+	if len(s) != 40 && len(s) != 64 {
+		return ""
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return s
+}
+
+// CommittedAt returns, of the given files (slash paths relative to the
+// root, with their content in the working tree), those whose content is
+// exactly their blob in commit head: provenance a reader can check with
+// git show head:path. Files changed since, or untracked, are left out.
+func (r *Repo) CommittedAt(head string, files map[string][]byte) map[string]bool {
+	out := map[string]bool{}
+	if head == "" || len(files) == 0 {
+		return out
+	}
+	repo, err := git.PlainOpenWithOptions(r.Root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return out
+	}
+	c, err := repo.CommitObject(plumbing.NewHash(head))
+	if err != nil {
+		return out
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return out
+	}
+	for path, content := range files {
+		e, err := tree.FindEntry(path)
+		if err != nil {
+			continue
+		}
+		if e.Hash == plumbing.ComputeHash(plumbing.BlobObject, content) {
+			out[path] = true
+		}
+	}
+	return out
+}
