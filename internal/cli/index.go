@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/index"
-	"github.com/memctl/memctl/internal/recall"
 )
 
 type indexOptions struct {
@@ -60,6 +60,13 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	if opts.rebuild && opts.status {
 		return usagef(fmt.Errorf("--rebuild and --status cannot be used together"))
 	}
+	if !ws.Config.Index.Enabled {
+		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
+		if opts.json {
+			return writeJSON(env.Out, map[string]any{"schema_version": 1, "status": nil, "update": nil, "took_ms": 0})
+		}
+		return nil
+	}
 	if opts.rebuild {
 		if err := index.Remove(indexDir(ws)); err != nil {
 			return err
@@ -71,7 +78,7 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	}
 	var up *index.UpdateStats
 	if !opts.status {
-		st, err := x.Update(ctx, ws.Root, recall.Sources())
+		st, err := x.Update(ctx, ws.Root, sourcesFor(ws))
 		if err != nil {
 			return fmt.Errorf("update the recall index: %w", err)
 		}

@@ -77,11 +77,18 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 	if err != nil {
 		return err
 	}
+	if !ws.Config.Index.Enabled {
+		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
+		if opts.json {
+			return writeJSON(env.Out, recallJSON{SchemaVersion: 1, Query: query, Mode: opts.mode, Results: []recall.Result{}})
+		}
+		return nil
+	}
 	x, err := env.openIndex(ctx, ws)
 	if err != nil {
 		return err
 	}
-	if _, err := x.Update(ctx, ws.Root, recall.Sources()); err != nil {
+	if _, err := x.Update(ctx, ws.Root, sourcesFor(ws)); err != nil {
 		return fmt.Errorf("update the recall index: %w", err)
 	}
 	ans, err := recall.Search(ctx, x, query, so)
@@ -206,6 +213,25 @@ func highlight(env *Env, s string, words []string) string {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
+}
+
+// sourcesFor is what recall searches: the kinds of the enabled layers.
+func sourcesFor(ws *config.Workspace) []index.Source {
+	var out []index.Source
+	for _, src := range recall.Sources() {
+		switch src.Kind() {
+		case "fact", "proposal":
+			if !ws.Config.Facts.Enabled {
+				continue
+			}
+		case "task":
+			if !ws.Config.Tasks.Enabled {
+				continue
+			}
+		}
+		out = append(out, src)
+	}
+	return out
 }
 
 // indexDir is where a workspace's index lives: in the git directory shared
