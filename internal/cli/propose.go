@@ -12,6 +12,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/recall"
 )
 
 type proposeOptions struct {
@@ -93,7 +94,16 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	if author == "" {
 		author = env.actor(ws).Name
 	}
-	p, err := env.book(ws).Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
+	book := env.book(ws)
+	if m := env.similarityMatcher(ctx, ws); m != nil {
+		book.Matcher = m
+		defer func() {
+			if m.Err != nil {
+				env.warnf("similar facts were judged by words only: %v", m.Err)
+			}
+		}()
+	}
+	p, err := book.Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
 		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)
@@ -110,6 +120,24 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	}
 	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, oneLine(p.Content))
 	return err
+}
+
+// similarityMatcher is the recall index's matcher for propose, or nil
+// (words only) when the index is disabled or cannot be used: a proposal
+// never fails for want of an index.
+func (e *Env) similarityMatcher(ctx context.Context, ws *config.Workspace) *recall.Matcher {
+	if !ws.Config.Index.Enabled {
+		return nil
+	}
+	x, err := e.openIndex(ctx, ws)
+	if err == nil {
+		_, err = x.Update(ctx, ws.Root, sourcesFor(ws))
+	}
+	if err != nil {
+		e.warnf("similar facts are judged by words only: the recall index failed: %v", err)
+		return nil
+	}
+	return &recall.Matcher{Ctx: ctx, Index: x}
 }
 
 func (e *Env) book(ws *config.Workspace) *proposal.Book {

@@ -149,3 +149,21 @@ func TestPolicies(t *testing.T) {
 		t.Fatalf("readonly remove: %v", err)
 	}
 }
+
+func TestJudgeUsesASemanticSimilarity(t *testing.T) {
+	t.Parallel()
+	f := ledger.Fact{ID: "f-1", Category: "pitfalls", Text: "The integration tests share port 7070; run them with -p 1."}
+	para := "Run the suite serially: concurrent runs fight over one socket."
+	if _, ok := Judge(para, f, -1); ok {
+		t.Fatal("no shared words and no cosine: flagged")
+	}
+	if s, ok := Judge(para, f, 0.9); !ok || s.Relation != "near-duplicate" || s.Score != 0.9 {
+		t.Errorf("cosine .9: %+v %v, want a near-duplicate scored .9", s, ok)
+	}
+	if s, ok := Judge("Never run the suite serially; parallel runs are fine.", f, 0.75); !ok || s.Relation != "possible-contradiction" {
+		t.Errorf("negated, cosine .75: %+v %v, want a possible contradiction", s, ok)
+	}
+	if _, ok := Judge(para, f, 0.5); ok {
+		t.Error("cosine .5 without shared words: flagged")
+	}
+}

@@ -42,21 +42,51 @@ var stopwords = map[string]bool{
 
 // Similar returns up to five facts of the category, most similar first.
 func (Lexical) Similar(category, text string, facts []ledger.Fact) []Similar {
-	a, negA := words(text)
 	var out []Similar
 	for _, f := range facts {
 		if f.Category != category {
 			continue
 		}
-		b, negB := words(f.Text)
-		score := jaccard(a, b)
-		switch {
-		case score >= contradiction && negA != negB:
-			out = append(out, Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(score), Relation: "possible-contradiction"})
-		case score >= nearDuplicate:
-			out = append(out, Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(score), Relation: "near-duplicate"})
+		if s, ok := Judge(text, f, -1); ok {
+			out = append(out, s)
 		}
 	}
+	return Top(out)
+}
+
+// Thresholds on a semantic similarity (a cosine from recall's embedder),
+// used beside the lexical ones when a matcher has it.
+const (
+	semanticDuplicate     = 0.85
+	semanticContradiction = 0.7
+)
+
+// Judge decides how an existing fact relates to a proposed text: a
+// near-duplicate (high word overlap, or a cosine of at least .85), a
+// possible contradiction (one side negates and the overlap is moderate, or
+// the cosine at least .7), or neither (ok false). cosine < 0 means no
+// semantic similarity is known. The score is the higher of the two
+// similarities.
+func Judge(text string, f ledger.Fact, cosine float64) (Similar, bool) {
+	a, negA := words(text)
+	b, negB := words(f.Text)
+	score := jaccard(a, b)
+	sem := cosine >= 0
+	best := max(score, cosine)
+	s := Similar{FactID: f.ID, Category: f.Category, Text: f.Text, Score: round2(best)}
+	switch {
+	case negA != negB && (score >= contradiction || sem && cosine >= semanticContradiction):
+		s.Relation = "possible-contradiction"
+	case score >= nearDuplicate || sem && cosine >= semanticDuplicate:
+		s.Relation = "near-duplicate"
+	default:
+		return Similar{}, false
+	}
+	return s, true
+}
+
+// Top orders similar facts most similar first and keeps five.
+func Top(out []Similar) []Similar {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	if len(out) > maxSimilar {
 		out = out[:maxSimilar]
