@@ -146,3 +146,13 @@ func BenchmarkUpdateNothing10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchVector100k measures where brute force stops being
+// enough; it builds 100,000 documents first, so it runs only with
+// MEMCTL_BENCH_LARGE=1.
+func BenchmarkSearchVector100k(b *testing.B) {
+	if os.Getenv("MEMCTL_BENCH_LARGE") != "1" {
+		b.Skip("set MEMCTL_BENCH_LARGE=1")
+	}
+	benchSearch(b, 100000, true)
+}
