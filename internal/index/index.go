@@ -32,7 +32,8 @@ import (
 // FormatVersion is the layout of the index; a different one is rebuilt.
 //
 //	1: first format (docs, files, vectors, df, meta; Bleve "bm25").
-const FormatVersion = 1
+//	2: vector packs (vpack) for the unfiltered dense scan.
+const FormatVersion = 2
 
 // File names inside the index directory.
 const (
@@ -74,6 +75,7 @@ type Index struct {
 // empty (Update fills it) after a notice.
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	registerFunctions()
+	registerPackFunction()
 	if opts.LockWait == 0 {
 		opts.LockWait = 30 * time.Second
 	}
@@ -190,6 +192,7 @@ CREATE TABLE docs(
 CREATE INDEX docs_file ON docs(file);
 CREATE TABLE vectors(n INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 CREATE TABLE df(word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE vpack(part INTEGER PRIMARY KEY, model TEXT NOT NULL, ns BLOB NOT NULL, vecs BLOB NOT NULL);
 INSERT INTO meta(key, value) VALUES('format', ?), ('embedder', ?);`, strconv.Itoa(FormatVersion), x.embedderID())
 	return err
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -398,4 +399,41 @@ func TestVectorEncoding(t *testing.T) {
 	if got := parseFloats(formatFloats(v)); !slices.Equal(got, v) {
 		t.Errorf("floats round trip: %v -> %v", v, got)
 	}
+}
+
+// The unfiltered dense search reads the vector packs; a filtered one reads
+// the vectors table. Both must rank alike, also after documents change.
+func TestPackedAndTableScansAgree(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "n%d|category=c|%s note %d about %s\n", i, vocabulary[i%len(vocabulary)], i, vocabulary[(i*7)%len(vocabulary)])
+	}
+	f.write("a.txt", b.String())
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	f.update(x)
+	ctx := context.Background()
+	check := func(when string) {
+		t.Helper()
+		for _, query := range []string{"database cache", "flaky tests on linux", "note"} {
+			q, _ := x.EmbedQuery(ctx, query)
+			packed, err := x.SearchVector(ctx, q, Filter{}, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			table, err := x.SearchVector(ctx, q, Filter{Kinds: []string{"note"}}, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(packed), ids(table)) {
+				t.Errorf("%s, %q: packed %v, table %v", when, query, ids(packed), ids(table))
+			}
+		}
+	}
+	check("after the build")
+	f.write("a.txt", strings.Replace(b.String(), "n3|category=c|", "n3|category=c|database cache database cache ", 1)+"extra|category=c|database cache flaky\n")
+	f.write("b.txt", "late|category=c|flaky tests on linux")
+	f.update(x)
+	check("after changes")
 }

@@ -168,9 +168,21 @@ func (x *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) 
 // inside SQLite (memctl_dot, reading each vector in place), which returns
 // only the top k.
 func (x *Index) SearchVector(ctx context.Context, q []float32, f Filter, k int) ([]Hit, error) {
+	where, args := sqlFilter(f)
+	if where == "" {
+		top, err := x.searchPacks(ctx, q, k)
+		if err != nil {
+			return nil, err
+		}
+		ns := make([]int64, len(top))
+		out := make([]Hit, len(top))
+		for i, s := range top {
+			ns[i], out[i].Score = s.n, s.score
+		}
+		return out, x.fillIDs(ctx, ns, out)
+	}
 	h := registerQuery(q)
 	defer forgetQuery(h)
-	where, args := sqlFilter(f)
 	var sqlText string
 	if where == "" {
 		sqlText = `SELECT v.n, memctl_dot(v.vec, ?) AS s FROM vectors v WHERE v.model = ? ORDER BY s DESC, v.n LIMIT ?`
@@ -198,12 +210,36 @@ func (x *Index) SearchVector(ctx context.Context, q []float32, f Filter, k int) 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for i, n := range ns {
-		if err := x.db.QueryRowContext(ctx, `SELECT id FROM docs WHERE n = ?`, n).Scan(&out[i].ID); err != nil {
-			return nil, err
-		}
+	return out, x.fillIDs(ctx, ns, out)
+}
+
+// fillIDs sets the ids of hits from their document numbers, in one query.
+func (x *Index) fillIDs(ctx context.Context, ns []int64, out []Hit) error {
+	if len(ns) == 0 {
+		return nil
 	}
-	return out, nil
+	args := make([]any, len(ns))
+	for i, n := range ns {
+		args[i] = n
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT n, id FROM docs WHERE n IN (?`+strings.Repeat(", ?", len(ns)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ids := make(map[int64]string, len(ns))
+	for rows.Next() {
+		var n int64
+		var id string
+		if err := rows.Scan(&n, &id); err != nil {
+			return err
+		}
+		ids[n] = id
+	}
+	for i, n := range ns {
+		out[i].ID = ids[n]
+	}
+	return rows.Err()
 }
 
 // Query vectors for memctl_dot, by handle: SQLite passes an integer, not

@@ -136,6 +136,14 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 			return st, err
 		}
 	}
+	if st.Added+st.Changed+st.Deleted > 0 || st.Refit || st.Embedded > 0 {
+		if err := x.packStale(); err != nil {
+			return st, err
+		}
+	}
+	if err := x.rebuildPacks(ctx); err != nil {
+		return st, err
+	}
 	return st, nil
 }
 

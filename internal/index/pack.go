@@ -1,0 +1,190 @@
+package index
+
+import (
+	"container/heap"
+	"context"
+	"database/sql/driver"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"modernc.org/sqlite"
+)
+
+// Vector packs: the vectors again, 1,024 to a row, for the unfiltered
+// dense scan. Scanning ten rows instead of ten thousand spends the time
+// on dot products rather than on SQLite's per-row work. The packs are
+// derived from the vectors table and rebuilt at the end of an Update that
+// changed any vector; a filtered search reads the vectors table.
+const packSize = 1024
+
+// packStale marks the packs out of date; Update rebuilds them.
+func (x *Index) packStale() error { return x.setMeta("pack_stale", "1") }
+
+// rebuildPacks writes the packs from the vectors table, if stale.
+func (x *Index) rebuildPacks(ctx context.Context) error {
+	stale, err := x.meta("pack_stale")
+	if err != nil || stale == "0" || x.emb == nil {
+		return err
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT n, vec FROM vectors WHERE model = ? ORDER BY n`, x.emb.ID())
+	if err != nil {
+		return err
+	}
+	type pack struct{ ns, vecs []byte }
+	var packs []pack
+	cur := pack{}
+	count := 0
+	for rows.Next() {
+		var n int64
+		var vec []byte
+		if err := rows.Scan(&n, &vec); err != nil {
+			rows.Close()
+			return err
+		}
+		cur.ns = binary.LittleEndian.AppendUint64(cur.ns, uint64(n))
+		cur.vecs = binary.LittleEndian.AppendUint32(cur.vecs, uint32(len(vec)))
+		cur.vecs = append(cur.vecs, vec...)
+		if count++; count == packSize {
+			packs = append(packs, cur)
+			cur, count = pack{}, 0
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if count > 0 {
+		packs = append(packs, cur)
+	}
+	tx, err := x.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM vpack`); err != nil {
+		return err
+	}
+	for i, p := range packs {
+		if _, err := tx.Exec(`INSERT INTO vpack(part, model, ns, vecs) VALUES(?, ?, ?, ?)`, i, x.emb.ID(), p.ns, p.vecs); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('pack_stale', '0') ON CONFLICT(key) DO UPDATE SET value=excluded.value`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// packScan is the state of one packed scan: the query and the top k so
+// far, fed by memctl_pack.
+type packScan struct {
+	q   *qvec
+	k   int
+	top hitHeap
+}
+
+var (
+	scansMu sync.Mutex
+	scans   = map[int64]*packScan{}
+	scanN   int64
+)
+
+// searchPacks is the unfiltered dense search over the packs.
+func (x *Index) searchPacks(ctx context.Context, q []float32, k int) ([]scored, error) {
+	scansMu.Lock()
+	scanN++
+	h := scanN
+	s := &packScan{q: newQVec(q), k: k}
+	scans[h] = s
+	scansMu.Unlock()
+	defer func() {
+		scansMu.Lock()
+		delete(scans, h)
+		scansMu.Unlock()
+	}()
+	var n int
+	if err := x.db.QueryRowContext(ctx, `SELECT count(memctl_pack(ns, vecs, ?)) FROM vpack WHERE model = ?`, h, x.emb.ID()).Scan(&n); err != nil {
+		return nil, err
+	}
+	out := make([]scored, s.top.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&s.top).(scored)
+	}
+	return out, nil
+}
+
+// scanPack adds one pack's vectors to a scan's top k.
+func (s *packScan) scanPack(ns, vecs []byte) error {
+	for i := 0; i+8 <= len(ns); i += 8 {
+		if len(vecs) < 4 {
+			return fmt.Errorf("recall index: a vector pack is truncated")
+		}
+		l := int(binary.LittleEndian.Uint32(vecs))
+		if len(vecs) < 4+l {
+			return fmt.Errorf("recall index: a vector pack is truncated")
+		}
+		score := float64(s.q.dot(vecs[4 : 4+l]))
+		vecs = vecs[4+l:]
+		n := int64(binary.LittleEndian.Uint64(ns[i:]))
+		switch {
+		case s.top.Len() < s.k:
+			heap.Push(&s.top, scored{n, score})
+		case s.top.better(score, n):
+			s.top[0] = scored{n, score}
+			heap.Fix(&s.top, 0)
+		}
+	}
+	return nil
+}
+
+type scored struct {
+	n     int64
+	score float64
+}
+
+// hitHeap is a min-heap: the weakest of the top k on top. Equal scores
+// rank the lower n first, as the SQL path's ORDER BY s DESC, n does.
+type hitHeap []scored
+
+func (h hitHeap) Len() int { return len(h) }
+func (h hitHeap) Less(i, j int) bool {
+	return h[i].score < h[j].score || h[i].score == h[j].score && h[i].n > h[j].n
+}
+func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// better reports whether (score, n) beats the weakest kept.
+func (h hitHeap) better(score float64, n int64) bool {
+	w := h[0]
+	return score > w.score || score == w.score && n < w.n
+}
+
+var registerPackOnce sync.Once
+
+func registerPackFunction() {
+	registerPackOnce.Do(func() {
+		sqlite.MustRegisterFunction("memctl_pack", &sqlite.FunctionImpl{
+			NArgs:        3,
+			VolatileArgs: true,
+			Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				ns, _ := args[0].([]byte)
+				vecs, _ := args[1].([]byte)
+				h, _ := args[2].(int64)
+				scansMu.Lock()
+				s := scans[h]
+				scansMu.Unlock()
+				if s == nil {
+					return int64(0), nil
+				}
+				return int64(1), s.scanPack(ns, vecs)
+			},
+		})
+	})
+}
