@@ -32,7 +32,7 @@ import (
 // FormatVersion is the layout of the index; a different one is rebuilt.
 //
 //	1: first format (docs, files, vectors, df, meta; Bleve "bm25").
-//	2: vector packs (vpack) for the unfiltered dense scan.
+//	2: vector packs (vpack, vdirty) for the unfiltered dense scan.
 const FormatVersion = 2
 
 // File names inside the index directory.
@@ -193,6 +193,7 @@ CREATE INDEX docs_file ON docs(file);
 CREATE TABLE vectors(n INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 CREATE TABLE df(word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE vpack(part INTEGER PRIMARY KEY, model TEXT NOT NULL, ns BLOB NOT NULL, vecs BLOB NOT NULL);
+CREATE TABLE vdirty(n INTEGER PRIMARY KEY);
 INSERT INTO meta(key, value) VALUES('format', ?), ('embedder', ?);`, strconv.Itoa(FormatVersion), x.embedderID())
 	return err
 }

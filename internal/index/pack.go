@@ -14,18 +14,35 @@ import (
 // Vector packs: the vectors again, 1,024 to a row, for the unfiltered
 // dense scan. Scanning ten rows instead of ten thousand spends the time
 // on dot products rather than on SQLite's per-row work. The packs are
-// derived from the vectors table and rebuilt at the end of an Update that
-// changed any vector; a filtered search reads the vectors table.
+// derived from the vectors table. Documents whose vector changed since
+// the packs were written are listed in vdirty: the scan skips them in the
+// packs and reads their current vector from the vectors table, so one
+// edited fact does not rewrite every pack. When vdirty grows past a
+// twentieth of the documents (at least 512), the packs are rebuilt. A
+// filtered search reads the vectors table.
 const packSize = 1024
 
-// packStale marks the packs out of date; Update rebuilds them.
+// packStale marks every pack out of date (a refit re-made all vectors).
 func (x *Index) packStale() error { return x.setMeta("pack_stale", "1") }
 
-// rebuildPacks writes the packs from the vectors table, if stale.
-func (x *Index) rebuildPacks(ctx context.Context) error {
+// rebuildPacks writes the packs from the vectors table when they are
+// stale or too many documents are dirty.
+func (x *Index) rebuildPacks(ctx context.Context, docs int) error {
+	if x.emb == nil {
+		return nil
+	}
 	stale, err := x.meta("pack_stale")
-	if err != nil || stale == "0" || x.emb == nil {
+	if err != nil {
 		return err
+	}
+	if stale == "0" {
+		var dirty int
+		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM vdirty`).Scan(&dirty); err != nil {
+			return err
+		}
+		if dirty <= max(512, docs/20) {
+			return nil
+		}
 	}
 	rows, err := x.db.QueryContext(ctx, `SELECT n, vec FROM vectors WHERE model = ? ORDER BY n`, x.emb.ID())
 	if err != nil {
@@ -62,8 +79,10 @@ func (x *Index) rebuildPacks(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`DELETE FROM vpack`); err != nil {
-		return err
+	for _, q := range []string{`DELETE FROM vpack`, `DELETE FROM vdirty`} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
 	}
 	for i, p := range packs {
 		if _, err := tx.Exec(`INSERT INTO vpack(part, model, ns, vecs) VALUES(?, ?, ?, ?)`, i, x.emb.ID(), p.ns, p.vecs); err != nil {
@@ -79,9 +98,20 @@ func (x *Index) rebuildPacks(ctx context.Context) error {
 // packScan is the state of one packed scan: the query and the top k so
 // far, fed by memctl_pack.
 type packScan struct {
-	q   *qvec
-	k   int
-	top hitHeap
+	q     *qvec
+	k     int
+	top   hitHeap
+	dirty map[int64]bool // documents whose packed vector is out of date
+}
+
+func (s *packScan) push(n int64, score float64) {
+	switch {
+	case s.top.Len() < s.k:
+		heap.Push(&s.top, scored{n, score})
+	case s.top.better(score, n):
+		s.top[0] = scored{n, score}
+		heap.Fix(&s.top, 0)
+	}
 }
 
 var (
@@ -103,9 +133,50 @@ func (x *Index) searchPacks(ctx context.Context, q []float32, k int) ([]scored, 
 		delete(scans, h)
 		scansMu.Unlock()
 	}()
+	rows, err := x.db.QueryContext(ctx, `SELECT n FROM vdirty`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if s.dirty == nil {
+			s.dirty = map[int64]bool{}
+		}
+		s.dirty[n] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	var n int
 	if err := x.db.QueryRowContext(ctx, `SELECT count(memctl_pack(ns, vecs, ?)) FROM vpack WHERE model = ?`, h, x.emb.ID()).Scan(&n); err != nil {
 		return nil, err
+	}
+	if len(s.dirty) > 0 {
+		// The dirty documents' current vectors, one row each.
+		qh := registerQuery(q)
+		defer forgetQuery(qh)
+		rows, err := x.db.QueryContext(ctx, `SELECT v.n, memctl_dot(v.vec, ?) FROM vdirty d JOIN vectors v ON v.n = d.n WHERE v.model = ?`, qh, x.emb.ID())
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var n int64
+			var score float64
+			if err := rows.Scan(&n, &score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			s.push(n, score)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]scored, s.top.Len())
 	for i := len(out) - 1; i >= 0; i-- {
@@ -124,16 +195,14 @@ func (s *packScan) scanPack(ns, vecs []byte) error {
 		if len(vecs) < 4+l {
 			return fmt.Errorf("recall index: a vector pack is truncated")
 		}
+		n := int64(binary.LittleEndian.Uint64(ns[i:]))
+		if s.dirty[n] {
+			vecs = vecs[4+l:]
+			continue
+		}
 		score := float64(s.q.dot(vecs[4 : 4+l]))
 		vecs = vecs[4+l:]
-		n := int64(binary.LittleEndian.Uint64(ns[i:]))
-		switch {
-		case s.top.Len() < s.k:
-			heap.Push(&s.top, scored{n, score})
-		case s.top.better(score, n):
-			s.top[0] = scored{n, score}
-			heap.Fix(&s.top, 0)
-		}
+		s.push(n, score)
 	}
 	return nil
 }

@@ -136,12 +136,12 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 			return st, err
 		}
 	}
-	if st.Added+st.Changed+st.Deleted > 0 || st.Refit || st.Embedded > 0 {
+	if st.Refit {
 		if err := x.packStale(); err != nil {
 			return st, err
 		}
 	}
-	if err := x.rebuildPacks(ctx); err != nil {
+	if err := x.rebuildPacks(ctx, st.Docs); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -281,6 +281,9 @@ func (x *Index) apply(changed []changedFile, removed []string, touched []fileUpd
 		if _, err := tx.Exec(`DELETE FROM vectors WHERE n = ?`, n); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`, n); err != nil {
+			return err
+		}
 		batch.Delete(id)
 		st.Deleted++
 		return nil
@@ -363,6 +366,9 @@ RETURNING n`)
 			return fmt.Errorf("index %s: %w", d.ID, err)
 		}
 		if _, err := tx.Exec(`DELETE FROM vectors WHERE n = ?`, n); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`, n); err != nil {
 			return err
 		}
 		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {

@@ -257,8 +257,16 @@ func (x *Index) writeVectors(ns []int64, vecs [][]float32) error {
 		return err
 	}
 	defer ins.Close()
+	dirty, err := tx.Prepare(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`)
+	if err != nil {
+		return err
+	}
+	defer dirty.Close()
 	for k, v := range vecs {
 		if _, err := ins.Exec(ns[k], x.emb.ID(), encodeVector(v)); err != nil {
+			return err
+		}
+		if _, err := dirty.Exec(ns[k]); err != nil {
 			return err
 		}
 	}
