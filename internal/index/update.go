@@ -21,6 +21,9 @@ type UpdateStats struct {
 	Files   int `json:"files"`
 	Read    int `json:"read"`
 	Removed int `json:"removed"`
+	// Skipped files could not be parsed; their documents stay as they
+	// were until they can.
+	Skipped int `json:"skipped"`
 	// Documents added, changed and deleted; Docs in the index after.
 	Added   int `json:"added"`
 	Changed int `json:"changed"`
@@ -90,14 +93,20 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 			}
 			sum := sha256.Sum256(data)
 			fu := fileUpdate{path: rel, row: fileRow{kind: src.Kind(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), hash: hex.EncodeToString(sum[:16])}, data: data}
-			touched = append(touched, fu)
 			if ok && old.hash == fu.row.hash && old.kind == src.Kind() {
+				touched = append(touched, fu)
 				continue
 			}
 			docs, err := src.Docs(root, rel)
 			if err != nil {
-				return st, err
+				// A file that cannot be read keeps the documents it had
+				// and is tried again next time; the rest of the index
+				// is still brought up to date.
+				x.notice(fmt.Sprintf("recall index: %s is left as it was: %v", rel, err))
+				st.Skipped++
+				continue
 			}
+			touched = append(touched, fu)
 			st.Read++
 			changed = append(changed, changedFile{path: rel, docs: docs})
 		}
