@@ -289,6 +289,50 @@ func registerFunctions() {
 	})
 }
 
+// Meta is what ranking needs of a document beyond its scores.
+type Meta struct {
+	Kind     string
+	Approved bool
+	Created  time.Time
+}
+
+// Metas returns the ranking metadata of documents, by id, in one query;
+// ids not in the index are absent.
+func (x *Index) Metas(ctx context.Context, ids []string) (map[string]Meta, error) {
+	out := make(map[string]Meta, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created FROM docs WHERE id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var m Meta
+			var approved int
+			var created int64
+			if err := rows.Scan(&id, &m.Kind, &approved, &created); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			m.Approved = approved == 1
+			if created != 0 {
+				m.Created = time.Unix(created, 0).UTC()
+			}
+			out[id] = m
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Docs returns the documents with these ids, in the same order; an id not
 // in the index gives a zero Doc.
 func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {

@@ -148,37 +148,44 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	for i, f := range fused {
 		ids[i] = f.id
 	}
-	docs, err := x.Docs(ctx, ids)
+	// Priors need a little of every candidate; the results, all of the
+	// top k only.
+	metas, err := x.Metas(ctx, ids)
+	if err != nil {
+		return ans, err
+	}
+	kept := fused[:0]
+	for _, f := range fused {
+		m, ok := metas[f.id]
+		if !ok {
+			continue
+		}
+		f.score *= prior(m, opts)
+		kept = append(kept, f)
+	}
+	sort.SliceStable(kept, func(a, b int) bool {
+		if kept[a].score != kept[b].score {
+			return kept[a].score > kept[b].score
+		}
+		return kept[a].id < kept[b].id
+	})
+	if len(kept) > opts.K {
+		kept = kept[:opts.K]
+	}
+	top := make([]string, len(kept))
+	for i, f := range kept {
+		top[i] = f.id
+	}
+	docs, err := x.Docs(ctx, top)
 	if err != nil {
 		return ans, err
 	}
 	qwords := queryWords(query)
-	for i := range fused {
-		if docs[i].ID == "" {
-			continue
-		}
-		fused[i].score *= prior(&docs[i], opts)
-	}
-	order := make([]int, len(fused))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		fa, fb := fused[order[a]], fused[order[b]]
-		if fa.score != fb.score {
-			return fa.score > fb.score
-		}
-		return fa.id < fb.id
-	})
-	for _, i := range order {
-		if len(ans.Results) == opts.K {
-			break
-		}
+	for i, f := range kept {
 		d := docs[i]
 		if d.ID == "" {
 			continue
 		}
-		f := fused[i]
 		r := Result{
 			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
 			Scores: Scores{BM25: f.bm25, Dense: f.dense, Fused: round(f.score)},
@@ -239,7 +246,7 @@ func fuse(words, dense []index.Hit, opts Options) []fusedHit {
 
 // prior multiplies a fused score: approved text ahead at equal relevance,
 // runs decaying with age.
-func prior(d *index.Doc, opts Options) float64 {
+func prior(d index.Meta, opts Options) float64 {
 	p := 1.0
 	if d.Approved {
 		p += opts.ApprovedBoost

@@ -81,13 +81,13 @@ func TestPriors(t *testing.T) {
 	t.Parallel()
 	o := Options{Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	o.defaults()
-	if p := prior(&index.Doc{Kind: "fact", Approved: true}, o); p != 1.05 {
+	if p := prior(index.Meta{Kind: "fact", Approved: true}, o); p != 1.05 {
 		t.Errorf("approved fact prior %g", p)
 	}
-	if p := prior(&index.Doc{Kind: "task"}, o); p != 1 {
+	if p := prior(index.Meta{Kind: "task"}, o); p != 1 {
 		t.Errorf("task prior %g", p)
 	}
-	run := &index.Doc{Kind: "run", Created: o.Now.Add(-30 * 24 * time.Hour)}
+	run := index.Meta{Kind: "run", Created: o.Now.Add(-30 * 24 * time.Hour)}
 	if p := prior(run, o); math.Abs(p-0.5) > 1e-9 {
 		t.Errorf("a run one half-life old: prior %g, want .5", p)
 	}
