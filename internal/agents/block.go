@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Markers around the managed block. The version in the begin marker is
@@ -58,8 +59,8 @@ func (s State) String() string {
 }
 
 var (
-	beginRE = regexp.MustCompile(`(?m)^<!-- memctl:begin v[0-9]+ -->\r?$`)
-	endRE   = regexp.MustCompile(`(?m)^<!-- memctl:end -->\r?\n?`)
+	beginRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<!-- memctl:begin v[0-9]+ -->\r?$`) })
+	endRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<!-- memctl:end -->\r?\n?`) })
 )
 
 // span is the managed block's byte range in a file: [start, end).
@@ -68,7 +69,7 @@ type span struct{ start, end int }
 // find locates the managed block. ok is false when there is none; err says
 // why a block cannot be used.
 func find(content []byte) (s span, line int, ok bool, err error) {
-	begins := beginRE.FindAllIndex(content, -1)
+	begins := beginRE().FindAllIndex(content, -1)
 	if len(begins) == 0 {
 		return span{}, 0, false, nil
 	}
@@ -76,7 +77,7 @@ func find(content []byte) (s span, line int, ok bool, err error) {
 	if len(begins) > 1 {
 		return span{}, line, true, fmt.Errorf("line %d: more than one memctl block; delete all but one", line)
 	}
-	end := endRE.FindIndex(content[begins[0][1]:])
+	end := endRE().FindIndex(content[begins[0][1]:])
 	if end == nil {
 		return span{}, line, true, fmt.Errorf("line %d: memctl begin marker without %s; add the end marker after the block or delete the begin marker", line, EndMarker)
 	}

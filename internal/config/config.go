@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -221,10 +222,12 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 
 // decodeMessage matches BurntSushi/toml's errors for values of the wrong
 // type, which are not ParseErrors but carry the line in their text.
-var decodeMessage = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+var decodeMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+})
 
 func decodeError(name string, err error) error {
-	m := decodeMessage.FindStringSubmatch(err.Error())
+	m := decodeMessage().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{File: name, Message: strings.TrimPrefix(err.Error(), "toml: ")}
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -57,7 +58,7 @@ type File struct {
 }
 
 // idComment matches an explicit fact id: <!-- id:f-abc1234 -->.
-var idComment = regexp.MustCompile(`<!--\s*id:(.*?)-->`)
+var idComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<!--\s*id:(.*?)-->`) })
 
 // mdParser is goldmark's CommonMark block parser without inline parsers:
 // facts need only the block structure and its positions (the id comment is
@@ -124,7 +125,7 @@ func (f *File) addItem(item ast.Node, idx lineIndex, lines []string, end int) {
 	}
 	body := itemText(lines[start-1 : end])
 	fact := Fact{Category: f.Category, File: f.Path, Line: start, EndLine: end}
-	matches := idComment.FindAllStringSubmatchIndex(body, -1)
+	matches := idComment().FindAllStringSubmatchIndex(body, -1)
 	switch {
 	case len(matches) > 1:
 		f.Problems = append(f.Problems, Problem{Line: start, Message: "fact has more than one <!-- id:… --> comment; keep one"})

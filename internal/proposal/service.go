@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -59,7 +60,7 @@ type Input struct {
 	Evidence                                          []Evidence
 }
 
-var categoryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var categoryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
 
 func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b.FactsRel) }
 
@@ -73,7 +74,7 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	switch {
 	case in.Action != ActionAdd && in.Action != ActionUpdate && in.Action != ActionRemove:
 		return nil, &RefusedError{Reason: fmt.Sprintf("unknown action %q", in.Action), Hint: "use --action add, update or remove"}
-	case in.Action == ActionAdd && !categoryName.MatchString(in.Category):
+	case in.Action == ActionAdd && !categoryName().MatchString(in.Category):
 		return nil, &RefusedError{Reason: fmt.Sprintf("%q is not a category name", in.Category), Hint: "categories are the file names in .ledger/facts without .md: lower-case letters, digits, '-' and '_'"}
 	case in.Action != ActionRemove && in.Content == "":
 		return nil, &RefusedError{Reason: "no text", Hint: "give the fact with --text or on stdin"}

@@ -71,7 +71,7 @@ func ValidateFile(data []byte, name string, now time.Time, staleDays int) []Prob
 		if !slices.Contains([]string{ActionAdd, ActionUpdate, ActionRemove}, p.Action) {
 			bad("action", "is %q; use add, update or remove", p.Action)
 		}
-		if !categoryName.MatchString(p.Category) {
+		if !categoryName().MatchString(p.Category) {
 			bad("category", "%q is not a category name", p.Category)
 		}
 		if p.Action != ActionAdd && p.FactID == "" {
