@@ -35,7 +35,7 @@ func (genSource) Kind() string { return "gen" }
 
 func (genSource) Files(string) ([]string, error) { return []string{"gen.txt"}, nil }
 
-func (g genSource) Docs(string, string) ([]Doc, error) {
+func (g genSource) Docs(string, []byte) ([]Doc, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	docs := make([]Doc, g.n)
 	for i := range docs {

@@ -73,8 +73,8 @@ type Source interface {
 	// Files lists the files the source reads: slash-separated paths
 	// relative to root, which need not exist.
 	Files(root string) ([]string, error)
-	// Docs parses one file into documents.
-	Docs(root, file string) ([]Doc, error)
+	// Docs parses one file, already read, into documents.
+	Docs(file string, data []byte) ([]Doc, error)
 }
 
 // joinList stores a list in one column, with separators at both ends so a

@@ -34,11 +34,7 @@ func (noteSource) Files(root string) ([]string, error) {
 	return out, err
 }
 
-func (noteSource) Docs(root, file string) ([]Doc, error) {
-	data, err := os.ReadFile(filepath.Join(root, file))
-	if err != nil {
-		return nil, err
-	}
+func (noteSource) Docs(file string, data []byte) ([]Doc, error) {
 	var docs []Doc
 	for i, line := range strings.Split(string(data), "\n") {
 		parts := strings.SplitN(line, "|", 3)

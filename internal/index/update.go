@@ -97,7 +97,7 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 				touched = append(touched, fu)
 				continue
 			}
-			docs, err := src.Docs(root, rel)
+			docs, err := src.Docs(rel, data)
 			if err != nil {
 				// A file that cannot be read keeps the documents it had
 				// and is tried again next time; the rest of the index

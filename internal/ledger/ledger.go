@@ -23,19 +23,12 @@ type Ledger struct {
 // .ledger/facts); rel is dir relative to the workspace root, used in the
 // files' paths. A missing directory is an empty ledger.
 func Load(dir, rel string) (*Ledger, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Ledger{}, nil
-	}
+	names, err := FileNames(dir, rel)
 	if err != nil {
-		return nil, fmt.Errorf("read facts directory %s: %w", rel, err)
+		return nil, err
 	}
 	l := &Ledger{}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") || e.IsDir() {
-			continue
-		}
+	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, fmt.Errorf("read facts file %s: %w", path.Join(rel, name), err)
@@ -44,6 +37,25 @@ func Load(dir, rel string) (*Ledger, error) {
 	}
 	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Category < l.Files[j].Category })
 	return l, nil
+}
+
+// FileNames lists the facts files in dir (*.md, not hidden), sorted; a
+// missing directory has none. rel names dir in errors.
+func FileNames(dir, rel string) ([]string, error) {
+	entries, err := os.ReadDir(dir) // sorted by name
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read facts directory %s: %w", rel, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && !e.IsDir() {
+			names = append(names, name)
+		}
+	}
+	return names, nil
 }
 
 // Categories returns the category names, sorted.

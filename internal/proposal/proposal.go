@@ -197,9 +197,9 @@ type Dir struct {
 	Rel  string // relative to the workspace root, slash-separated
 }
 
-// names returns the proposal files in d (*.json, not hidden), sorted; a
+// Names returns the proposal files in d (*.json, not hidden), sorted; a
 // missing directory has none.
-func (d Dir) names() ([]string, error) {
+func (d Dir) Names() ([]string, error) {
 	entries, err := os.ReadDir(d.Path) // sorted by name
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -250,7 +250,7 @@ func (d Dir) read(names []string, fn func(i int, rel string, data []byte)) error
 // List reads every proposal, oldest first (then by id). A file that
 // cannot be read as a proposal is skipped and returned as a problem.
 func (d Dir) List() ([]*Proposal, []Problem, error) {
-	names, err := d.names()
+	names, err := d.Names()
 	if err != nil {
 		return nil, nil, err
 	}

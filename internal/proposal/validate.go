@@ -26,7 +26,7 @@ type Problem struct {
 // problems in file order and the number of files checked.
 func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int, error) {
 	d := Dir{Path: dir, Rel: rel}
-	names, err := d.names()
+	names, err := d.Names()
 	if err != nil {
 		return nil, 0, err
 	}

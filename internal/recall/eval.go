@@ -227,7 +227,7 @@ type memSource []index.Doc
 
 func (memSource) Kind() string                               { return "doc" }
 func (memSource) Files(string) ([]string, error)             { return []string{"corpus.jsonl"}, nil }
-func (m memSource) Docs(string, string) ([]index.Doc, error) { return m, nil }
+func (m memSource) Docs(string, []byte) ([]index.Doc, error) { return m, nil }
 
 func readRows(path string) ([]evalRow, error) {
 	data, err := os.ReadFile(path)

@@ -96,8 +96,6 @@ type Result struct {
 	// Matched are the query's words found in the snippet, for
 	// highlighting.
 	Matched []string `json:"-"`
-	// Doc is the whole document.
-	Doc index.Doc `json:"-"`
 }
 
 // Answer is a search's results and how they were found.
@@ -189,7 +187,7 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		r := Result{
 			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
 			Scores: Scores{BM25: f.bm25, Dense: f.dense, Fused: round(f.score)},
-			Source: Source{Path: d.File, Line: d.Line, Commit: d.Commit}, Doc: d,
+			Source: Source{Path: d.File, Line: d.Line, Commit: d.Commit},
 		}
 		r.Snippet, r.Matched = snippet(d.Body, qwords, 200)
 		if !d.Created.IsZero() {

@@ -1,10 +1,8 @@
 package recall
 
 import (
-	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
@@ -20,23 +18,15 @@ func Sources() []index.Source {
 	return []index.Source{factSource{}, taskSource{}, proposalSource{}}
 }
 
-// listDir lists a directory's files with an extension, as slash paths
-// relative to root, sorted.
-func listDir(root, rel, ext string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
+// under joins names listed in the directory rel to it, as slash paths.
+func under(rel string, names []string, err error) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ext) {
-			out = append(out, path.Join(rel, e.Name()))
-		}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = path.Join(rel, n)
 	}
-	sort.Strings(out)
 	return out, nil
 }
 
@@ -45,15 +35,14 @@ type factSource struct{}
 
 func (factSource) Kind() string { return "fact" }
 
-func (factSource) Files(root string) ([]string, error) { return listDir(root, config.FactsDir, ".md") }
+func (factSource) Files(root string) ([]string, error) {
+	names, err := ledger.FileNames(filepath.Join(root, filepath.FromSlash(config.FactsDir)), config.FactsDir)
+	return under(config.FactsDir, names, err)
+}
 
-func (factSource) Docs(root, file string) ([]index.Doc, error) {
-	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
-	if err != nil {
-		return nil, err
-	}
+func (factSource) Docs(file string, data []byte) ([]index.Doc, error) {
 	category := strings.TrimSuffix(path.Base(file), ".md")
-	f := ledger.Parse(category, file, src)
+	f := ledger.Parse(category, file, data)
 	docs := make([]index.Doc, 0, len(f.Facts))
 	for _, fact := range f.Facts {
 		docs = append(docs, index.Doc{
@@ -71,8 +60,8 @@ func (taskSource) Kind() string { return "task" }
 
 func (taskSource) Files(string) ([]string, error) { return []string{config.IssuesFile}, nil }
 
-func (taskSource) Docs(root, file string) ([]index.Doc, error) {
-	s, err := tasks.Load(filepath.Join(root, filepath.FromSlash(file)))
+func (taskSource) Docs(file string, data []byte) ([]index.Doc, error) {
+	s, err := tasks.Parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +99,12 @@ type proposalSource struct{}
 func (proposalSource) Kind() string { return "proposal" }
 
 func (proposalSource) Files(root string) ([]string, error) {
-	return listDir(root, config.ProposalsDir, ".json")
+	d := proposal.Dir{Path: filepath.Join(root, filepath.FromSlash(config.ProposalsDir)), Rel: config.ProposalsDir}
+	names, err := d.Names()
+	return under(config.ProposalsDir, names, err)
 }
 
-func (proposalSource) Docs(root, file string) ([]index.Doc, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
-	if err != nil {
-		return nil, err
-	}
+func (proposalSource) Docs(file string, data []byte) ([]index.Doc, error) {
 	p, err := proposal.Decode(data, file)
 	if err != nil {
 		// A broken proposal is check's to report; recall skips it.
