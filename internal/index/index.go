@@ -75,7 +75,6 @@ type Index struct {
 // empty (Update fills it) after a notice.
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	registerFunctions()
-	registerPackFunction()
 	if opts.LockWait == 0 {
 		opts.LockWait = 30 * time.Second
 	}

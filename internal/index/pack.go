@@ -1,14 +1,9 @@
 package index
 
 import (
-	"container/heap"
 	"context"
-	"database/sql/driver"
 	"encoding/binary"
 	"fmt"
-	"sync"
-
-	"modernc.org/sqlite"
 )
 
 // Vector packs: the vectors again, 1,024 to a row, for the unfiltered
@@ -89,104 +84,14 @@ func (x *Index) rebuildPacks(ctx context.Context, docs int) error {
 			return err
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('pack_stale', '0') ON CONFLICT(key) DO UPDATE SET value=excluded.value`); err != nil {
+	if err := setMeta(tx, "pack_stale", "0"); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// packScan is the state of one packed scan: the query and the top k so
-// far, fed by memctl_pack.
-type packScan struct {
-	q     *qvec
-	k     int
-	top   hitHeap
-	dirty map[int64]bool // documents whose packed vector is out of date
-}
-
-func (s *packScan) push(n int64, score float64) {
-	switch {
-	case s.top.Len() < s.k:
-		heap.Push(&s.top, scored{n, score})
-	case s.top.better(score, n):
-		s.top[0] = scored{n, score}
-		heap.Fix(&s.top, 0)
-	}
-}
-
-var (
-	scansMu sync.Mutex
-	scans   = map[int64]*packScan{}
-	scanN   int64
-)
-
-// searchPacks is the unfiltered dense search over the packs.
-func (x *Index) searchPacks(ctx context.Context, q []float32, k int) ([]scored, error) {
-	scansMu.Lock()
-	scanN++
-	h := scanN
-	s := &packScan{q: newQVec(q), k: k}
-	scans[h] = s
-	scansMu.Unlock()
-	defer func() {
-		scansMu.Lock()
-		delete(scans, h)
-		scansMu.Unlock()
-	}()
-	rows, err := x.db.QueryContext(ctx, `SELECT n FROM vdirty`)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if s.dirty == nil {
-			s.dirty = map[int64]bool{}
-		}
-		s.dirty[n] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var n int
-	if err := x.db.QueryRowContext(ctx, `SELECT count(memctl_pack(ns, vecs, ?)) FROM vpack WHERE model = ?`, h, x.emb.ID()).Scan(&n); err != nil {
-		return nil, err
-	}
-	if len(s.dirty) > 0 {
-		// The dirty documents' current vectors, one row each.
-		qh := registerQuery(q)
-		defer forgetQuery(qh)
-		rows, err := x.db.QueryContext(ctx, `SELECT v.n, memctl_dot(v.vec, ?) FROM vdirty d JOIN vectors v ON v.n = d.n WHERE v.model = ?`, qh, x.emb.ID())
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var n int64
-			var score float64
-			if err := rows.Scan(&n, &score); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			s.push(n, score)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]scored, s.top.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&s.top).(scored)
-	}
-	return out, nil
-}
-
 // scanPack adds one pack's vectors to a scan's top k.
-func (s *packScan) scanPack(ns, vecs []byte) error {
+func (s *scan) scanPack(ns, vecs []byte) error {
 	for i := 0; i+8 <= len(ns); i += 8 {
 		if len(vecs) < 4 {
 			return fmt.Errorf("recall index: a vector pack is truncated")
@@ -233,27 +138,4 @@ func (h *hitHeap) Pop() any {
 func (h hitHeap) better(score float64, n int64) bool {
 	w := h[0]
 	return score > w.score || score == w.score && n < w.n
-}
-
-var registerPackOnce sync.Once
-
-func registerPackFunction() {
-	registerPackOnce.Do(func() {
-		sqlite.MustRegisterFunction("memctl_pack", &sqlite.FunctionImpl{
-			NArgs:        3,
-			VolatileArgs: true,
-			Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-				ns, _ := args[0].([]byte)
-				vecs, _ := args[1].([]byte)
-				h, _ := args[2].(int64)
-				scansMu.Lock()
-				s := scans[h]
-				scansMu.Unlock()
-				if s == nil {
-					return int64(0), nil
-				}
-				return int64(1), s.scanPack(ns, vecs)
-			},
-		})
-	})
 }

@@ -2,16 +2,13 @@ package index
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"modernc.org/sqlite"
 )
 
 // Filter narrows a search. Empty fields do not filter.
@@ -105,12 +102,15 @@ func bleveFilters(f Filter) []query.Query {
 	return out
 }
 
+// placeholders is n parameters for an IN list: "?, ?, ?".
+func placeholders(n int) string { return "?" + strings.Repeat(", ?", n-1) }
+
 // sqlFilter is the same filter as a WHERE clause over docs d.
 func sqlFilter(f Filter) (string, []any) {
 	var conds []string
 	var args []any
 	if len(f.Kinds) > 0 {
-		conds = append(conds, "d.kind IN (?"+strings.Repeat(", ?", len(f.Kinds)-1)+")")
+		conds = append(conds, "d.kind IN ("+placeholders(len(f.Kinds))+")")
 		for _, k := range f.Kinds {
 			args = append(args, k)
 		}
@@ -164,51 +164,26 @@ func (x *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) 
 }
 
 // SearchVector ranks documents by the cosine of their vector with q, by
-// brute force over the stored vectors. The dot products are computed
-// inside SQLite (memctl_dot, reading each vector in place), which returns
-// only the top k.
+// brute force: the unfiltered search reads the vector packs, a filtered
+// one the vectors of the documents that pass. The dot products run inside
+// SQLite (memctl_dot, memctl_pack), over each vector in place.
 func (x *Index) SearchVector(ctx context.Context, q []float32, f Filter, k int) ([]Hit, error) {
-	where, args := sqlFilter(f)
-	if where == "" {
-		top, err := x.searchPacks(ctx, q, k)
-		if err != nil {
-			return nil, err
-		}
-		ns := make([]int64, len(top))
-		out := make([]Hit, len(top))
-		for i, s := range top {
-			ns[i], out[i].Score = s.n, s.score
-		}
-		return out, x.fillIDs(ctx, ns, out)
-	}
-	h := registerQuery(q)
-	defer forgetQuery(h)
-	var sqlText string
-	if where == "" {
-		sqlText = `SELECT v.n, memctl_dot(v.vec, ?) AS s FROM vectors v WHERE v.model = ? ORDER BY s DESC, v.n LIMIT ?`
+	h, s := beginScan(q, k)
+	defer endScan(h)
+	var err error
+	if where, args := sqlFilter(f); where == "" {
+		err = x.scanPacks(ctx, h, s)
 	} else {
-		sqlText = `SELECT v.n, memctl_dot(v.vec, ?) AS s FROM vectors v JOIN docs d ON d.n = v.n WHERE v.model = ?` + where + ` ORDER BY s DESC, v.n LIMIT ?`
+		err = x.scanRows(ctx, h, s, `FROM vectors v JOIN docs d ON d.n = v.n WHERE v.model = ?`+where, args...)
 	}
-	all := append([]any{h, x.emb.ID()}, args...)
-	rows, err := x.db.QueryContext(ctx, sqlText, append(all, k)...)
 	if err != nil {
 		return nil, err
 	}
-	var ns []int64
-	var out []Hit
-	for rows.Next() {
-		var n int64
-		var s float64
-		if err := rows.Scan(&n, &s); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ns = append(ns, n)
-		out = append(out, Hit{Score: s})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	top := s.best()
+	ns := make([]int64, len(top))
+	out := make([]Hit, len(top))
+	for i, sc := range top {
+		ns[i], out[i].Score = sc.n, sc.score
 	}
 	return out, x.fillIDs(ctx, ns, out)
 }
@@ -222,7 +197,7 @@ func (x *Index) fillIDs(ctx context.Context, ns []int64, out []Hit) error {
 	for i, n := range ns {
 		args[i] = n
 	}
-	rows, err := x.db.QueryContext(ctx, `SELECT n, id FROM docs WHERE n IN (?`+strings.Repeat(", ?", len(ns)-1)+`)`, args...)
+	rows, err := x.db.QueryContext(ctx, `SELECT n, id FROM docs WHERE n IN (`+placeholders(len(ns))+`)`, args...)
 	if err != nil {
 		return err
 	}
@@ -242,53 +217,6 @@ func (x *Index) fillIDs(ctx context.Context, ns []int64, out []Hit) error {
 	return rows.Err()
 }
 
-// Query vectors for memctl_dot, by handle: SQLite passes an integer, not
-// a Go slice.
-var (
-	queryMu   sync.Mutex
-	queryVecs = map[int64]*qvec{}
-	queryNext int64
-)
-
-func registerQuery(q []float32) int64 {
-	queryMu.Lock()
-	defer queryMu.Unlock()
-	queryNext++
-	queryVecs[queryNext] = newQVec(q)
-	return queryNext
-}
-
-func forgetQuery(h int64) {
-	queryMu.Lock()
-	delete(queryVecs, h)
-	queryMu.Unlock()
-}
-
-var registerOnce sync.Once
-
-// registerFunctions adds memctl_dot(vec, handle) to the SQLite driver: the
-// dot product of a stored vector with a registered query vector. The blob
-// is a view of SQLite's page (VolatileArgs) and is not kept.
-func registerFunctions() {
-	registerOnce.Do(func() {
-		sqlite.MustRegisterFunction("memctl_dot", &sqlite.FunctionImpl{
-			NArgs:        2,
-			VolatileArgs: true,
-			Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-				b, _ := args[0].([]byte)
-				h, _ := args[1].(int64)
-				queryMu.Lock()
-				q := queryVecs[h]
-				queryMu.Unlock()
-				if q == nil {
-					return float64(0), nil
-				}
-				return float64(q.dot(b)), nil
-			},
-		})
-	})
-}
-
 // Meta is what ranking needs of a document beyond its scores.
 type Meta struct {
 	Kind     string
@@ -306,7 +234,7 @@ func (x *Index) Metas(ctx context.Context, ids []string) (map[string]Meta, error
 		for i, id := range chunk {
 			args[i] = id
 		}
-		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created FROM docs WHERE id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created FROM docs WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
 		}

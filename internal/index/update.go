@@ -204,7 +204,7 @@ func (x *Index) updateProvenance(root string, touched []fileUpdate, seen map[str
 			return err
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('head', ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, head); err != nil {
+	if err := setMeta(tx, "head", head); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -287,10 +287,7 @@ func (x *Index) apply(changed []changedFile, removed []string, touched []fileUpd
 		if _, err := tx.Exec(`DELETE FROM docs WHERE n = ?`, n); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM vectors WHERE n = ?`, n); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`, n); err != nil {
+		if err := dropVector(tx, n); err != nil {
 			return err
 		}
 		batch.Delete(id)
@@ -374,10 +371,7 @@ RETURNING n`)
 			joinList(d.Labels), d.Priority, approved, created, joinList(d.Files), w.hash).Scan(&n); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
 		}
-		if _, err := tx.Exec(`DELETE FROM vectors WHERE n = ?`, n); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`, n); err != nil {
+		if err := dropVector(tx, n); err != nil {
 			return err
 		}
 		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
@@ -404,7 +398,11 @@ ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=ex
 			return err
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES('docs', (SELECT count(*) FROM docs)) ON CONFLICT(key) DO UPDATE SET value=excluded.value`); err != nil {
+	var docs int
+	if err := tx.QueryRow(`SELECT count(*) FROM docs`).Scan(&docs); err != nil {
+		return err
+	}
+	if err := setMeta(tx, "docs", strconv.Itoa(docs)); err != nil {
 		return err
 	}
 	if batch.Size() > 0 {
@@ -418,8 +416,26 @@ ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=ex
 	return x.setMeta("dirty", "0")
 }
 
-func (x *Index) setMeta(key, value string) error {
-	_, err := x.db.Exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+// execer is a database or a transaction.
+type execer interface {
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+func (x *Index) setMeta(key, value string) error { return setMeta(x.db, key, value) }
+
+// setMeta records a meta value, in a transaction when e is one.
+func setMeta(e execer, key, value string) error {
+	_, err := e.Exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, key, value)
+	return err
+}
+
+// dropVector forgets a document's vector and marks it dirty, so the
+// packed scan reads it from the vectors table until the packs are rebuilt.
+func dropVector(tx *sql.Tx, n int64) error {
+	if _, err := tx.Exec(`DELETE FROM vectors WHERE n = ?`, n); err != nil {
+		return err
+	}
+	_, err := tx.Exec(`INSERT OR IGNORE INTO vdirty(n) VALUES(?)`, n)
 	return err
 }
 

@@ -149,7 +149,7 @@ func (x *Index) refitIfDrifted(ctx context.Context, n int, st *UpdateStats) erro
 		}
 	}
 	for k, v := range map[string]string{"fit_docs": strconv.Itoa(len(texts)), "fit_component": formatFloats(comp)} {
-		if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value`, k, v); err != nil {
+		if err := setMeta(tx, k, v); err != nil {
 			return err
 		}
 	}
