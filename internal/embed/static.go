@@ -80,40 +80,44 @@ func (s *Static) Embed(ctx context.Context, texts []string) ([][]float32, error)
 
 func (s *Static) embed(text string) []float32 {
 	v := make([]float32, wordDims+hashDims)
-	ws := Words(text)
+	ws, idf := s.weighted(text)
 	if len(ws) == 0 {
 		return v
-	}
-	idf := make([]float32, len(ws))
-	for i, w := range ws {
-		idf[i] = s.corpus.idf(w)
 	}
 	wp := v[:wordDims]
 	if wordPart(wp, ws, idf) {
 		removeComponent(wp, s.corpus.Component)
-		Normalize(wp)
-		for i := range wp {
-			wp[i] *= wordWeight
-		}
+		scaleToLength(wp, wordWeight)
 	}
 	hp := v[wordDims:]
 	hashPart(hp, ws, idf)
-	Normalize(hp)
-	for i := range hp {
-		hp[i] *= hashWeight
-	}
+	scaleToLength(hp, hashWeight)
 	return Normalize(v)
+}
+
+// weighted is the text's words and each one's IDF in the corpus.
+func (s *Static) weighted(text string) ([]string, []float32) {
+	ws := Words(text)
+	idf := make([]float32, len(ws))
+	for i, w := range ws {
+		idf[i] = s.corpus.idf(w)
+	}
+	return ws, idf
+}
+
+// scaleToLength normalises v and scales it to length w.
+func scaleToLength(v []float32, w float32) {
+	Normalize(v)
+	for i := range v {
+		v[i] *= w
+	}
 }
 
 // WordPart is the IDF-weighted mean of the text's word vectors before the
 // common component is removed: what FitComponent learns from. ok is false
 // when no word of the text is in the table.
 func (s *Static) WordPart(text string) (v []float32, ok bool) {
-	ws := Words(text)
-	idf := make([]float32, len(ws))
-	for i, w := range ws {
-		idf[i] = s.corpus.idf(w)
-	}
+	ws, idf := s.weighted(text)
 	v = make([]float32, wordDims)
 	return v, wordPart(v, ws, idf)
 }
