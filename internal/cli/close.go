@@ -56,21 +56,5 @@ func runStatusChange(ctx context.Context, env *Env, ids []string, asJSON bool, f
 	if t == nil {
 		return writeEmpty(env, asJSON)
 	}
-	var done []*tasks.Issue
-	berr := batch(env, ids, func(id string) error {
-		iss, err := fn(t.store, id)
-		if err == nil {
-			done = append(done, iss)
-		}
-		return err
-	})
-	if len(done) > 0 {
-		if err := t.save(); err != nil {
-			return err
-		}
-	}
-	if err := writeChanged(env, done, asJSON); err != nil {
-		return err
-	}
-	return berr
+	return t.change(env, ids, asJSON, func(id string) (*tasks.Issue, error) { return fn(t.store, id) })
 }

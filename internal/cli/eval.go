@@ -63,10 +63,8 @@ type evalJSON struct {
 }
 
 func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrievalOptions) error {
-	switch opts.mode {
-	case recall.ModeHybrid, recall.ModeBM25, recall.ModeDense:
-	default:
-		return usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", opts.mode))
+	if err := checkMode(opts.mode); err != nil {
+		return err
 	}
 	eo := recall.EvalOptions{GroupBy: opts.groupBy, RunMode: opts.mode}
 	if opts.runOut != "" {

@@ -125,10 +125,8 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 
 func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (recall.Options, error) {
 	so := recall.Options{Mode: opts.mode, K: opts.k, Now: env.Now()}
-	switch opts.mode {
-	case recall.ModeHybrid, recall.ModeBM25, recall.ModeDense:
-	default:
-		return so, usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", opts.mode))
+	if err := checkMode(opts.mode); err != nil {
+		return so, err
 	}
 	if opts.k < 1 {
 		return so, usagef(fmt.Errorf("-k %d: want at least 1", opts.k))
@@ -161,6 +159,15 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 		so.HalfLife = time.Duration(r.RunHalfLifeDays * float64(24*time.Hour))
 	}
 	return so, nil
+}
+
+// checkMode refuses a --mode recall does not have.
+func checkMode(mode string) error {
+	switch mode {
+	case recall.ModeHybrid, recall.ModeBM25, recall.ModeDense:
+		return nil
+	}
+	return usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", mode))
 }
 
 // parseSince reads a date (2026-01-02), a time (RFC 3339) or a duration

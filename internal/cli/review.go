@@ -233,20 +233,7 @@ func commitApproval(ws *config.Workspace, p *proposal.Proposal, reviewer, email 
 
 // reviewer is who decides: --reviewer, else git's identity, else $USER.
 func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
-	name, email = gitx.Identity(ws.Root)
-	if flag != "" {
-		name = flag
-	}
-	if name == "" {
-		name = email
-	}
-	if name == "" {
-		name = e.Getenv("USER")
-	}
-	if name == "" {
-		name = "unknown"
-	}
-	return name, email
+	return e.identity(ws, flag)
 }
 
 // reviewScreen is what a reviewer sees for one proposal.

@@ -59,20 +59,20 @@ func (t *taskSession) save() error { return t.store.Save(t.path) }
 // actor is who memctl acts as: MEMCTL_ACTOR, else git's user.name (or
 // user.email), else $USER.
 func (e *Env) actor(ws *config.Workspace) tasks.Actor {
-	name, email := gitx.Identity(ws.Root)
-	if a := e.Getenv("MEMCTL_ACTOR"); a != "" {
-		return tasks.Actor{Name: a, Email: email}
-	}
-	if name == "" {
-		name = email
-	}
-	if name == "" {
-		name = e.Getenv("USER")
-	}
-	if name == "" {
-		name = "unknown"
-	}
+	name, email := e.identity(ws, e.Getenv("MEMCTL_ACTOR"))
 	return tasks.Actor{Name: name, Email: email}
+}
+
+// identity is a name to act under: override if set, else git's user.name,
+// else its user.email, else $USER, else "unknown"; and git's email.
+func (e *Env) identity(ws *config.Workspace, override string) (name, email string) {
+	name, email = gitx.Identity(ws.Root)
+	for _, n := range []string{override, name, email, e.Getenv("USER"), "unknown"} {
+		if n != "" {
+			return n, email
+		}
+	}
+	return "", email
 }
 
 // parsePriority reads 0–4 or P0–P4.

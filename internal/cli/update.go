@@ -86,14 +86,23 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 		return writeEmpty(env, opts.json)
 	}
 	who := env.actor(t.ws)
-	var done []*tasks.Issue
-	berr := batch(env, ids, func(id string) error {
+	return t.change(env, ids, opts.json, func(id string) (*tasks.Issue, error) {
 		if opts.claim {
 			if _, err := t.store.Claim(id, who, env.Now()); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		iss, err := t.store.Update(id, c, env.Now())
+		return t.store.Update(id, c, env.Now())
+	})
+}
+
+// change applies fn to each id (going on past failures, as bd does),
+// saves the store once if anything changed, prints what changed, and
+// returns the first failure.
+func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id string) (*tasks.Issue, error)) error {
+	var done []*tasks.Issue
+	berr := batch(env, ids, func(id string) error {
+		iss, err := fn(id)
 		if err == nil {
 			done = append(done, iss)
 		}
@@ -104,7 +113,7 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 			return err
 		}
 	}
-	if err := writeChanged(env, done, opts.json); err != nil {
+	if err := writeChanged(env, done, asJSON); err != nil {
 		return err
 	}
 	return berr
