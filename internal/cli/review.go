@@ -244,10 +244,8 @@ func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 	old := ""
 	if p.FactID != "" {
 		if l, err := ledger.Load(book.FactsDir, book.FactsRel); err == nil {
-			for _, f := range l.Facts() {
-				if f.ID == p.FactID {
-					old = f.Text
-				}
+			if f, ok := l.Fact(p.FactID); ok {
+				old = f.Text
 			}
 		}
 	}

@@ -86,6 +86,18 @@ func (l *Ledger) Facts() []Fact {
 	return out
 }
 
+// Fact returns the first fact with id, in the order of Facts.
+func (l *Ledger) Fact(id string) (Fact, bool) {
+	for _, f := range l.Files {
+		for _, fact := range f.Facts {
+			if fact.ID == id {
+				return fact, true
+			}
+		}
+	}
+	return Fact{}, false
+}
+
 // Lines is the number of lines of all facts files together.
 func (l *Ledger) Lines() int {
 	n := 0

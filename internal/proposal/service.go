@@ -87,15 +87,11 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	}
 	var target *ledger.Fact
 	if in.Action != ActionAdd {
-		for _, f := range l.Facts() {
-			if f.ID == in.FactID {
-				target = &f
-				break
-			}
-		}
-		if target == nil {
+		f, ok := l.Fact(in.FactID)
+		if !ok {
 			return nil, &RefusedError{Reason: fmt.Sprintf("no fact has id %q", in.FactID), Hint: `run "memctl facts" to see fact ids`}
 		}
+		target = &f
 		in.Category = target.Category
 	}
 	policy := b.Config.PolicyFor(in.Category)
@@ -213,10 +209,8 @@ func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
 		return Budget{}, err
 	}
 	var target *ledger.Fact
-	for _, f := range l.Facts() {
-		if f.ID == p.FactID {
-			target = &f
-		}
+	if f, ok := l.Fact(p.FactID); ok {
+		target = &f
 	}
 	if p.Action != ActionAdd && target == nil {
 		return Budget{}, &StateError{Message: fmt.Sprintf("fact %s no longer exists", p.FactID)}
@@ -245,11 +239,8 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 	}
 	var target *ledger.Fact
 	if p.Action != ActionAdd {
-		for _, f := range l.Facts() {
-			if f.ID == p.FactID {
-				target = &f
-				break
-			}
+		if f, ok := l.Fact(p.FactID); ok {
+			target = &f
 		}
 		if target == nil {
 			return &StateError{Message: fmt.Sprintf("fact %s, which proposal %s changes, no longer exists", p.FactID, p.ID)}
