@@ -189,13 +189,9 @@ func Load(path, name string, base Config) (Config, []Warning, error) {
 // Parse decodes config TOML over base; see Load.
 func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 	cfg := base
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&cfg)
+	md, err := decode(data, name, &cfg)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return base, nil, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
-		}
-		return base, nil, decodeError(name, err)
+		return base, nil, err
 	}
 	var warns []Warning
 	undecoded := md.Undecoded()
@@ -218,6 +214,20 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 		return base, warns, err
 	}
 	return cfg, warns, nil
+}
+
+// decode decodes TOML into v; a syntax error or a value of the wrong type
+// becomes an *Error naming the file, and the line where there is one.
+func decode(data []byte, name string, v any) (toml.MetaData, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return md, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+		}
+		return md, decodeError(name, err)
+	}
+	return md, nil
 }
 
 // decodeMessage matches BurntSushi/toml's errors for values of the wrong
@@ -255,11 +265,6 @@ func (c *Config) validate(name string) error {
 	if c.Review.StaleDays < 0 {
 		return &Error{File: name, Key: "review.stale_days", Message: fmt.Sprintf("must be 0 (never stale) or more, not %d", c.Review.StaleDays)}
 	}
-	switch c.Embed.Provider {
-	case "builtin", "ollama", "openai", "none":
-	default:
-		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", c.Embed.Provider)}
-	}
 	if err := c.Embed.validate(name); err != nil {
 		return err
 	}
@@ -276,6 +281,11 @@ func (c *Config) validate(name string) error {
 }
 
 func (e *Embed) validate(name string) error {
+	switch e.Provider {
+	case "builtin", "ollama", "openai", "none":
+	default:
+		return &Error{File: name, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", e.Provider)}
+	}
 	switch {
 	case e.Batch < 1:
 		return &Error{File: name, Key: "embed.batch", Message: fmt.Sprintf("must be at least 1, not %d", e.Batch)}
@@ -305,28 +315,18 @@ func LoadUser(path string, base Embed) (Embed, []Warning, error) {
 		Embed Embed `toml:"embed"`
 	}
 	u.Embed = base
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&u)
+	md, err := decode(data, path, &u)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return base, nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
-		}
-		return base, nil, decodeError(path, err)
+		return base, nil, err
 	}
 	var warns []Warning
 	for _, k := range md.Undecoded() {
-		if len(k) == 1 || !strings.HasPrefix(k.String(), "embed.") {
-			if len(k) == 1 {
-				warns = append(warns, Warning{File: path, Key: k.String(), Message: "only [embed] is read from the user config; memctl ignores it"})
-			}
-			continue
+		switch {
+		case k[0] == "embed":
+			warns = append(warns, Warning{File: path, Key: k.String(), Message: "unknown key; memctl ignores it"})
+		case len(k) == 1: // a table's own keys are covered by this warning
+			warns = append(warns, Warning{File: path, Key: k.String(), Message: "only [embed] is read from the user config; memctl ignores it"})
 		}
-		warns = append(warns, Warning{File: path, Key: k.String(), Message: "unknown key; memctl ignores it"})
-	}
-	switch u.Embed.Provider {
-	case "builtin", "ollama", "openai", "none":
-	default:
-		return base, warns, &Error{File: path, Key: "embed.provider", Message: fmt.Sprintf("unknown provider %q: use \"builtin\", \"ollama\", \"openai\" or \"none\"", u.Embed.Provider)}
 	}
 	if err := u.Embed.validate(path); err != nil {
 		return base, warns, err

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,5 +102,32 @@ func TestDefaultPrefix(t *testing.T) {
 		if !ValidPrefix(DefaultPrefix(in)) {
 			t.Errorf("DefaultPrefix(%q) is not a valid prefix", in)
 		}
+	}
+}
+
+func TestLoadUserReadsOnlyEmbed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := dir + "/config.toml"
+	base := Default("x").Embed
+	if got, warns, err := LoadUser(p, base); err != nil || len(warns) != 0 || got != base {
+		t.Fatalf("missing file: %+v %v %v", got, warns, err)
+	}
+	os.WriteFile(p, []byte("[embed]\nprovider = \"ollama\"\nmodel = \"m\"\nmodle = \"typo\"\n\n[facts]\nmax_lines = 3\n"), 0o644)
+	got, warns, err := LoadUser(p, base)
+	if err != nil || got.Provider != "ollama" || got.Model != "m" || got.Batch != base.Batch {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if len(warns) != 2 || warns[0].Key != "embed.modle" || warns[1].Key != "facts" || !strings.Contains(warns[1].Message, "only [embed]") {
+		t.Errorf("warnings %+v", warns)
+	}
+	os.WriteFile(p, []byte("[embed]\nprovider = \"cohere\"\n"), 0o644)
+	if _, _, err := LoadUser(p, base); err == nil || !strings.Contains(err.Error(), "unknown provider") {
+		t.Errorf("bad provider: %v", err)
+	}
+	os.WriteFile(p, []byte("[embed]\nbatch = \"many\"\n"), 0o644)
+	var ce *Error
+	if _, _, err := LoadUser(p, base); !errors.As(err, &ce) || ce.Line != 2 {
+		t.Errorf("wrong type: %v", err)
 	}
 }
