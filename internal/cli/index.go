@@ -46,7 +46,7 @@ directory (shared by worktrees, never committed): deleting it loses nothing.`,
 // indexJSON is the --json shape of index.
 type indexJSON struct {
 	SchemaVersion int                `json:"schema_version"`
-	Status        index.Status       `json:"status"`
+	Status        *index.Status      `json:"status"`
 	Update        *index.UpdateStats `json:"update"`
 	TookMS        float64            `json:"took_ms"`
 }
@@ -63,7 +63,7 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	if !ws.Config.Index.Enabled {
 		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
 		if opts.json {
-			return writeJSON(env.Out, map[string]any{"schema_version": 1, "status": nil, "update": nil, "took_ms": 0})
+			return writeJSON(env.Out, indexJSON{SchemaVersion: 1})
 		}
 		return nil
 	}
@@ -90,7 +90,7 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	}
 	took := float64(env.Now().Sub(start).Microseconds()) / 1000
 	if opts.json {
-		return writeJSON(env.Out, indexJSON{SchemaVersion: 1, Status: status, Update: up, TookMS: took})
+		return writeJSON(env.Out, indexJSON{SchemaVersion: 1, Status: &status, Update: up, TookMS: took})
 	}
 	if up != nil {
 		fmt.Fprintf(env.Out, "updated: %d files read, %d removed; %d documents added, %d changed, %d deleted; %d vectors made\n",

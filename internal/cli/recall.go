@@ -267,17 +267,13 @@ func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
 	case "none":
 		return nil, nil
 	default:
-		retries := cfg.Retries
-		if retries == 0 {
-			retries = -1 // HTTPConfig's 0 is its default
-		}
 		key := ""
 		if cfg.APIKeyEnv != "" {
 			key = env.Getenv(cfg.APIKeyEnv)
 		}
 		return embed.NewHTTP(embed.HTTPConfig{
 			Provider: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKey: key, Batch: cfg.Batch,
-			Timeout: time.Duration(cfg.TimeoutSeconds * float64(time.Second)), Retries: retries,
+			Timeout: time.Duration(cfg.TimeoutSeconds * float64(time.Second)), Retries: cfg.Retries,
 		})
 	}
 }

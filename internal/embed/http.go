@@ -31,7 +31,7 @@ type HTTPConfig struct {
 	// Timeout bounds each request (default 30s).
 	Timeout time.Duration
 	// Retries is how many times a failed request is tried again, with
-	// exponential backoff from 250ms (default 2; -1 for none).
+	// exponential backoff from 250ms.
 	Retries int
 	// Client makes the requests; nil uses one with Timeout.
 	Client *http.Client
@@ -72,12 +72,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	if cfg.Retries == 0 {
-		cfg.Retries = 2
-	}
-	if cfg.Retries < 0 {
-		cfg.Retries = 0
-	}
+	cfg.Retries = max(cfg.Retries, 0)
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: cfg.Timeout}
 	}

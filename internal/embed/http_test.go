@@ -172,7 +172,7 @@ func TestHTTPTimesOut(t *testing.T) {
 	t.Parallel()
 	f := newFakeServer(t)
 	f.delay = 300 * time.Millisecond
-	e := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", Timeout: 50 * time.Millisecond, Retries: -1})
+	e := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", Timeout: 50 * time.Millisecond})
 	start := time.Now()
 	if _, err := e.Embed(context.Background(), []string{"hello"}); err == nil {
 		t.Fatal("no error from a server slower than the timeout")
