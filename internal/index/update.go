@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
 )
 
 // UpdateStats says what Update did.
@@ -55,77 +57,16 @@ type docRow struct {
 // Update brings the index up to date with the files under root.
 func (x *Index) Update(ctx context.Context, root string, sources []Source) (UpdateStats, error) {
 	var st UpdateStats
-	known, err := x.knownFiles()
+	p, err := x.plan(root, sources, &st)
 	if err != nil {
 		return st, err
 	}
-	var (
-		seen    = map[string]bool{}
-		changed []changedFile
-		touched []fileUpdate // size/mtime/hash to record
-	)
-	for _, src := range sources {
-		files, err := src.Files(root)
-		if err != nil {
-			return st, err
-		}
-		for _, rel := range files {
-			if seen[rel] {
-				continue
-			}
-			seen[rel] = true
-			st.Files++
-			fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-			if errors.Is(err, fs.ErrNotExist) {
-				seen[rel] = false
-				continue
-			}
-			if err != nil {
-				return st, err
-			}
-			old, ok := known[rel]
-			if ok && old.size == fi.Size() && old.mtime == fi.ModTime().UnixNano() && old.kind == src.Kind() {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-			if err != nil {
-				return st, err
-			}
-			sum := sha256.Sum256(data)
-			fu := fileUpdate{path: rel, row: fileRow{kind: src.Kind(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), hash: hex.EncodeToString(sum[:16])}, data: data}
-			if ok && old.hash == fu.row.hash && old.kind == src.Kind() {
-				touched = append(touched, fu)
-				continue
-			}
-			docs, err := src.Docs(rel, data)
-			if err != nil {
-				// A file that cannot be read keeps the documents it had
-				// and is tried again next time; the rest of the index
-				// is still brought up to date.
-				x.notice(fmt.Sprintf("recall index: %s is left as it was: %v", rel, err))
-				st.Skipped++
-				continue
-			}
-			touched = append(touched, fu)
-			st.Read++
-			changed = append(changed, changedFile{path: rel, docs: docs})
-		}
-	}
-	var removed []string
-	for p := range known {
-		if !seen[p] {
-			removed = append(removed, p)
-		}
-	}
-	sort.Strings(removed)
-	st.Removed = len(removed)
-
-	if len(changed) > 0 || len(removed) > 0 || len(touched) > 0 {
-		if err := x.apply(changed, removed, touched, &st); err != nil {
+	if len(p.changed) > 0 || len(p.removed) > 0 || len(p.touched) > 0 {
+		if err := x.apply(p, &st); err != nil {
 			return st, err
 		}
 	}
-	if err := x.updateProvenance(root, touched, seen); err != nil {
+	if err := x.updateProvenance(root, p); err != nil {
 		return st, err
 	}
 	// The document count and the number of documents without a vector
@@ -160,7 +101,7 @@ func (x *Index) Update(ctx context.Context, root string, sources []Source) (Upda
 // file's content is exactly its blob there (else ""), for results'
 // source.commit. Files changed in this update are checked; when HEAD has
 // moved since the last update, every file is.
-func (x *Index) updateProvenance(root string, touched []fileUpdate, seen map[string]bool) error {
+func (x *Index) updateProvenance(root string, p *plan) error {
 	if x.opts.Repo == nil {
 		return nil
 	}
@@ -170,20 +111,18 @@ func (x *Index) updateProvenance(root string, touched []fileUpdate, seen map[str
 		return err
 	}
 	files := map[string][]byte{}
+	for _, t := range p.touched {
+		files[t.path] = t.data
+	}
 	if head != last {
-		for p, ok := range seen {
-			if !ok {
+		// Every file, reading only those this update has not read.
+		for path, exists := range p.seen {
+			if _, read := files[path]; !exists || read {
 				continue
 			}
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-			if err != nil {
-				continue
+			if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path))); err == nil {
+				files[path] = data
 			}
-			files[p] = data
-		}
-	} else {
-		for _, t := range touched {
-			files[t.path] = t.data
 		}
 	}
 	if len(files) == 0 {
@@ -195,12 +134,12 @@ func (x *Index) updateProvenance(root string, touched []fileUpdate, seen map[str
 		return err
 	}
 	defer tx.Rollback()
-	for p := range files {
+	for path := range files {
 		c := ""
-		if committed[p] {
+		if committed[path] {
 			c = head
 		}
-		if _, err := tx.Exec(`UPDATE files SET commit_id = ? WHERE path = ?`, c, p); err != nil {
+		if _, err := tx.Exec(`UPDATE files SET commit_id = ? WHERE path = ?`, c, path); err != nil {
 			return err
 		}
 	}
@@ -220,6 +159,91 @@ func (x *Index) metaInt(key string) (int, error) {
 		return 0, fmt.Errorf("recall index: meta %s = %q: %w", key, v, err)
 	}
 	return n, nil
+}
+
+// plan is what an update has to do: files whose documents changed, files
+// whose size, mtime or hash to record, files gone, and every file seen
+// (true when it exists).
+type plan struct {
+	seen    map[string]bool
+	changed []changedFile
+	touched []fileUpdate
+	removed []string
+}
+
+// plan compares the sources' files with what the index recorded: a file
+// whose size and mtime are unchanged is skipped, one whose content hash is
+// unchanged only recorded, and the rest parsed.
+func (x *Index) plan(root string, sources []Source, st *UpdateStats) (*plan, error) {
+	known, err := x.knownFiles()
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{seen: map[string]bool{}}
+	for _, src := range sources {
+		files, err := src.Files(root)
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range files {
+			if _, dup := p.seen[rel]; dup {
+				continue
+			}
+			st.Files++
+			if err := x.planFile(root, src, rel, known, p, st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for path := range known {
+		if !p.seen[path] {
+			p.removed = append(p.removed, path)
+		}
+	}
+	sort.Strings(p.removed)
+	st.Removed = len(p.removed)
+	return p, nil
+}
+
+func (x *Index) planFile(root string, src Source, rel string, known map[string]fileRow, p *plan, st *UpdateStats) error {
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Stat(full)
+	if errors.Is(err, fs.ErrNotExist) {
+		p.seen[rel] = false
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p.seen[rel] = true
+	old, ok := known[rel]
+	ok = ok && old.kind == src.Kind()
+	if ok && old.size == fi.Size() && old.mtime == fi.ModTime().UnixNano() {
+		return nil
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	fu := fileUpdate{path: rel, row: fileRow{kind: src.Kind(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), hash: hex.EncodeToString(sum[:16])}, data: data}
+	if ok && old.hash == fu.row.hash {
+		p.touched = append(p.touched, fu)
+		return nil
+	}
+	docs, err := src.Docs(rel, data)
+	if err != nil {
+		// A file that cannot be read keeps the documents it had and is
+		// tried again next time; the rest of the index is still brought
+		// up to date.
+		x.notice(fmt.Sprintf("recall index: %s is left as it was: %v", rel, err))
+		st.Skipped++
+		return nil
+	}
+	p.touched = append(p.touched, fu)
+	p.changed = append(p.changed, changedFile{path: rel, docs: docs})
+	st.Read++
+	return nil
 }
 
 type changedFile struct {
@@ -253,7 +277,7 @@ func (x *Index) knownFiles() (map[string]fileRow, error) {
 
 // apply writes the changes to both stores. The index is marked dirty
 // while they disagree, so a crash in between makes the next Open rebuild.
-func (x *Index) apply(changed []changedFile, removed []string, touched []fileUpdate, st *UpdateStats) error {
+func (x *Index) apply(p *plan, st *UpdateStats) error {
 	if err := x.setMeta("dirty", "1"); err != nil {
 		return err
 	}
@@ -262,63 +286,114 @@ func (x *Index) apply(changed []changedFile, removed []string, touched []fileUpd
 		return err
 	}
 	defer tx.Rollback()
-	batch := x.bm.NewBatch()
-
+	a := &applier{x: x, tx: tx, batch: x.bm.NewBatch(), st: st}
 	// Deletions first: a document that moved to another file is deleted
 	// from the old one and then written again.
-	byFile := func(file string) (map[string]docRow, error) {
-		rows, err := tx.Query(`SELECT n, id, hash FROM docs WHERE file = ?`, file)
-		if err != nil {
+	for _, path := range p.removed {
+		if err := a.removeFile(path); err != nil {
+			return err
+		}
+	}
+	writes, err := a.diff(p.changed)
+	if err != nil {
+		return err
+	}
+	if err := a.write(writes); err != nil {
+		return err
+	}
+	for _, t := range p.touched {
+		if _, err := tx.Exec(`INSERT INTO files(path, kind, size, mtime, hash) VALUES(?, ?, ?, ?, ?)
+ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash`,
+			t.path, t.row.kind, t.row.size, t.row.mtime, t.row.hash); err != nil {
+			return err
+		}
+	}
+	var docs int
+	if err := tx.QueryRow(`SELECT count(*) FROM docs`).Scan(&docs); err != nil {
+		return err
+	}
+	if err := setMeta(tx, "docs", strconv.Itoa(docs)); err != nil {
+		return err
+	}
+	if err := a.flush(0); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return x.setMeta("dirty", "0")
+}
+
+// applier writes one update's documents in a transaction and a Bleve
+// batch.
+type applier struct {
+	x     *Index
+	tx    *sql.Tx
+	batch *bleve.Batch
+	st    *UpdateStats
+}
+
+// pending is a document to write, new or changed.
+type pending struct {
+	doc   *Doc
+	hash  string
+	isNew bool
+}
+
+// docsOf returns the indexed documents of a file, by id.
+func (a *applier) docsOf(file string) (map[string]docRow, error) {
+	rows, err := a.tx.Query(`SELECT n, id, hash FROM docs WHERE file = ?`, file)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]docRow{}
+	for rows.Next() {
+		var id string
+		var r docRow
+		if err := rows.Scan(&r.n, &id, &r.hash); err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		m := map[string]docRow{}
-		for rows.Next() {
-			var id string
-			var r docRow
-			if err := rows.Scan(&r.n, &id, &r.hash); err != nil {
-				return nil, err
-			}
-			m[id] = r
-		}
-		return m, rows.Err()
+		m[id] = r
 	}
-	del := func(id string, n int64) error {
-		if _, err := tx.Exec(`DELETE FROM docs WHERE n = ?`, n); err != nil {
-			return err
-		}
-		if err := dropVector(tx, n); err != nil {
-			return err
-		}
-		batch.Delete(id)
-		st.Deleted++
-		return nil
+	return m, rows.Err()
+}
+
+func (a *applier) delete(id string, n int64) error {
+	if _, err := a.tx.Exec(`DELETE FROM docs WHERE n = ?`, n); err != nil {
+		return err
 	}
-	for _, p := range removed {
-		old, err := byFile(p)
-		if err != nil {
-			return err
-		}
-		for id, r := range old {
-			if err := del(id, r.n); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(`DELETE FROM files WHERE path = ?`, p); err != nil {
+	if err := dropVector(a.tx, n); err != nil {
+		return err
+	}
+	a.batch.Delete(id)
+	a.st.Deleted++
+	return nil
+}
+
+func (a *applier) removeFile(path string) error {
+	old, err := a.docsOf(path)
+	if err != nil {
+		return err
+	}
+	for id, r := range old {
+		if err := a.delete(id, r.n); err != nil {
 			return err
 		}
 	}
-	type pending struct {
-		doc   *Doc
-		hash  string
-		isNew bool
-	}
+	_, err = a.tx.Exec(`DELETE FROM files WHERE path = ?`, path)
+	return err
+}
+
+// diff compares changed files' documents with the indexed ones: it
+// deletes those gone and returns those new or changed.
+func (a *applier) diff(changed []changedFile) ([]pending, error) {
 	var writes []pending
 	seenID := map[string]bool{}
 	for _, c := range changed {
-		old, err := byFile(c.path)
+		old, err := a.docsOf(c.path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keep := map[string]bool{}
 		for i := range c.docs {
@@ -328,25 +403,28 @@ func (x *Index) apply(changed []changedFile, removed []string, touched []fileUpd
 			}
 			seenID[d.ID] = true
 			h := d.hash()
-			if r, ok := old[d.ID]; ok {
+			r, ok := old[d.ID]
+			if ok {
 				keep[d.ID] = true
-				if r.hash == h {
-					continue
-				}
-				writes = append(writes, pending{d, h, false})
-				continue
 			}
-			writes = append(writes, pending{d, h, true})
+			if !ok || r.hash != h {
+				writes = append(writes, pending{d, h, !ok})
+			}
 		}
 		for id, r := range old {
 			if !keep[id] {
-				if err := del(id, r.n); err != nil {
-					return err
+				if err := a.delete(id, r.n); err != nil {
+					return nil, err
 				}
 			}
 		}
 	}
-	upsert, err := tx.Prepare(`INSERT INTO docs(id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files, hash)
+	return writes, nil
+}
+
+// write stores new and changed documents; their vectors are made after.
+func (a *applier) write(writes []pending) error {
+	upsert, err := a.tx.Prepare(`INSERT INTO docs(id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files, hash)
 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, ref=excluded.ref, title=excluded.title, body=excluded.body, file=excluded.file,
   line=excluded.line, category=excluded.category, status=excluded.status, labels=excluded.labels, priority=excluded.priority,
@@ -371,49 +449,36 @@ RETURNING n`)
 			joinList(d.Labels), d.Priority, approved, created, joinList(d.Files), w.hash).Scan(&n); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
 		}
-		if err := dropVector(tx, n); err != nil {
+		if err := dropVector(a.tx, n); err != nil {
 			return err
 		}
-		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
+		if err := a.batch.Index(d.ID, bleveDoc(d)); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
 		}
-		if batch.Size() >= bleveBatch {
-			// Bleve holds a batch's analysed documents in memory; apply
-			// it in parts to bound a large build's memory.
-			if err := x.bm.Batch(batch); err != nil {
-				return fmt.Errorf("update the word index: %w", err)
-			}
-			batch.Reset()
-		}
-		if w.isNew {
-			st.Added++
-		} else {
-			st.Changed++
-		}
-	}
-	for _, t := range touched {
-		if _, err := tx.Exec(`INSERT INTO files(path, kind, size, mtime, hash) VALUES(?, ?, ?, ?, ?)
-ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=excluded.mtime, hash=excluded.hash`,
-			t.path, t.row.kind, t.row.size, t.row.mtime, t.row.hash); err != nil {
+		// Bleve holds a batch's analysed documents in memory; apply it in
+		// parts to bound a large build's memory.
+		if err := a.flush(bleveBatch); err != nil {
 			return err
 		}
-	}
-	var docs int
-	if err := tx.QueryRow(`SELECT count(*) FROM docs`).Scan(&docs); err != nil {
-		return err
-	}
-	if err := setMeta(tx, "docs", strconv.Itoa(docs)); err != nil {
-		return err
-	}
-	if batch.Size() > 0 {
-		if err := x.bm.Batch(batch); err != nil {
-			return fmt.Errorf("update the word index: %w", err)
+		if w.isNew {
+			a.st.Added++
+		} else {
+			a.st.Changed++
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
+	return nil
+}
+
+// flush sends the Bleve batch once it holds more than min operations.
+func (a *applier) flush(min int) error {
+	if a.batch.Size() == 0 || a.batch.Size() < min {
+		return nil
 	}
-	return x.setMeta("dirty", "0")
+	if err := a.x.bm.Batch(a.batch); err != nil {
+		return fmt.Errorf("update the word index: %w", err)
+	}
+	a.batch.Reset()
+	return nil
 }
 
 // execer is a database or a transaction.
