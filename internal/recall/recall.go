@@ -141,25 +141,32 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	if wordsErr != nil {
 		return ans, wordsErr
 	}
-	fused := fuse(words, dense, opts)
+	top, err := rank(ctx, x, fuse(words, dense, opts), opts)
+	if err != nil {
+		return ans, err
+	}
+	ans.Results, err = results(ctx, x, query, top)
+	return ans, err
+}
+
+// rank applies the priors to the fused candidates and keeps the best k.
+// Priors need a little of every candidate (one query), the results all of
+// the top k only.
+func rank(ctx context.Context, x *index.Index, fused []fusedHit, opts Options) ([]fusedHit, error) {
 	ids := make([]string, len(fused))
 	for i, f := range fused {
 		ids[i] = f.id
 	}
-	// Priors need a little of every candidate; the results, all of the
-	// top k only.
 	metas, err := x.Metas(ctx, ids)
 	if err != nil {
-		return ans, err
+		return nil, err
 	}
 	kept := fused[:0]
 	for _, f := range fused {
-		m, ok := metas[f.id]
-		if !ok {
-			continue
+		if m, ok := metas[f.id]; ok {
+			f.score *= prior(m, opts)
+			kept = append(kept, f)
 		}
-		f.score *= prior(m, opts)
-		kept = append(kept, f)
 	}
 	sort.SliceStable(kept, func(a, b int) bool {
 		if kept[a].score != kept[b].score {
@@ -167,19 +174,23 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		}
 		return kept[a].id < kept[b].id
 	})
-	if len(kept) > opts.K {
-		kept = kept[:opts.K]
+	return kept[:min(len(kept), opts.K)], nil
+}
+
+// results reads the ranked documents and makes them results, with
+// provenance and a snippet around the query's words.
+func results(ctx context.Context, x *index.Index, query string, top []fusedHit) ([]Result, error) {
+	ids := make([]string, len(top))
+	for i, f := range top {
+		ids[i] = f.id
 	}
-	top := make([]string, len(kept))
-	for i, f := range kept {
-		top[i] = f.id
-	}
-	docs, err := x.Docs(ctx, top)
+	docs, err := x.Docs(ctx, ids)
 	if err != nil {
-		return ans, err
+		return nil, err
 	}
 	qwords := queryWords(query)
-	for i, f := range kept {
+	var out []Result
+	for i, f := range top {
 		d := docs[i]
 		if d.ID == "" {
 			continue
@@ -194,9 +205,9 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 			t := d.Created
 			r.CreatedAt = &t
 		}
-		ans.Results = append(ans.Results, r)
+		out = append(out, r)
 	}
-	return ans, nil
+	return out, nil
 }
 
 func searchDense(ctx context.Context, x *index.Index, query string, opts Options) ([]index.Hit, error) {
