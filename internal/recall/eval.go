@@ -123,40 +123,13 @@ func Evaluate(ctx context.Context, dir string, opts EvalOptions) (EvalReport, er
 	}
 	defer os.RemoveAll(tmp)
 	for gi, g := range order {
-		qs := qByGroup[g]
-		if len(qs) == 0 {
+		if len(qByGroup[g]) == 0 {
 			continue
 		}
-		x, err := index.Open(ctx, index.Options{Dir: filepath.Join(tmp, strconv.Itoa(gi)), Embedder: opts.Embedder})
+		err := evalGroup(ctx, dir, filepath.Join(tmp, strconv.Itoa(gi)), groups[g], qByGroup[g], qrels, opts, sums)
 		if err != nil {
 			return rep, err
 		}
-		if _, err := x.Update(ctx, dir, []index.Source{memSource(groups[g])}); err != nil {
-			x.Close()
-			return rep, err
-		}
-		for _, q := range qs {
-			for _, mode := range opts.Modes {
-				so := opts.Search
-				so.Mode, so.K, so.Depth = mode, 100, 100
-				ans, err := Search(ctx, x, q.Text, so)
-				if err != nil {
-					x.Close()
-					return rep, fmt.Errorf("query %s: %w", q.ID, err)
-				}
-				ranked := make([]string, len(ans.Results))
-				for i, r := range ans.Results {
-					ranked[i] = r.ID
-				}
-				score(sums[mode], ranked, qrels[q.ID])
-				if opts.Run != nil && mode == opts.RunMode {
-					for i, id := range ranked {
-						fmt.Fprintf(opts.Run, "%s\t%s\t%d\n", q.ID, id, i+1)
-					}
-				}
-			}
-		}
-		x.Close()
 	}
 	rep.Modes = map[string]Metrics{}
 	for m, s := range sums {
@@ -167,6 +140,40 @@ func Evaluate(ctx context.Context, dir string, opts EvalOptions) (EvalReport, er
 }
 
 func r4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// evalGroup indexes one group's documents in idxDir and adds its queries'
+// metrics, per mode, to sums.
+func evalGroup(ctx context.Context, dir, idxDir string, docs []index.Doc, qs []evalRow, qrels map[string]map[string]float64, opts EvalOptions, sums map[string]*Metrics) error {
+	x, err := index.Open(ctx, index.Options{Dir: idxDir, Embedder: opts.Embedder})
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if _, err := x.Update(ctx, dir, []index.Source{memSource(docs)}); err != nil {
+		return err
+	}
+	for _, q := range qs {
+		for _, mode := range opts.Modes {
+			so := opts.Search
+			so.Mode, so.K, so.Depth = mode, 100, 100
+			ans, err := Search(ctx, x, q.Text, so)
+			if err != nil {
+				return fmt.Errorf("query %s: %w", q.ID, err)
+			}
+			ranked := make([]string, len(ans.Results))
+			for i, r := range ans.Results {
+				ranked[i] = r.ID
+			}
+			score(sums[mode], ranked, qrels[q.ID])
+			if opts.Run != nil && mode == opts.RunMode {
+				for i, id := range ranked {
+					fmt.Fprintf(opts.Run, "%s\t%s\t%d\n", q.ID, id, i+1)
+				}
+			}
+		}
+	}
+	return nil
+}
 
 // score adds one query's metrics to sum, as score_retrieval.py counts them.
 func score(sum *Metrics, ranked []string, rel map[string]float64) {
