@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -43,6 +42,10 @@ func (x *Index) SearchWords(ctx context.Context, text string, f Filter, k int) (
 		q = bq
 	}
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	// Equal scores in id order, also at the cut: which of several equal
+	// documents make the top k must not depend on how Bleve's segments
+	// happen to be laid out.
+	req.SortBy([]string{"-_score", "_id"})
 	res, err := x.bm.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search the word index: %w", err)
@@ -51,14 +54,6 @@ func (x *Index) SearchWords(ctx context.Context, text string, f Filter, k int) (
 	for i, h := range res.Hits {
 		out[i] = Hit{ID: h.ID, Score: h.Score}
 	}
-	// Equal scores in id order, so that rankings do not depend on how
-	// Bleve's segments happen to be laid out.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ID < out[j].ID
-	})
 	return out, nil
 }
 
