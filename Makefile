@@ -6,13 +6,19 @@ LDFLAGS := -s -w -X github.com/memctl/memctl/internal/cli.version=$(VERSION)
 BIN     := bin/memctl
 GO      ?= go
 
-.PHONY: all build test script golden demo bench lint tidy-check release-snapshot clean
+.PHONY: all build install test script golden demo bench lint tidy-check release-snapshot clean
 
 all: build
 
 ## build: the static binary in bin/memctl
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/memctl
+
+## install: build memctl and copy it to $(PREFIX)/bin if PREFIX is set, else
+## to go's install directory (GOBIN, else $(go env GOPATH)/bin); says where,
+## and warns when that directory is not on PATH
+install: build
+	@scripts/install.sh $(BIN) "$(PREFIX)"
 
 ## test: vet and every test (unit, golden, testscript)
 test:

@@ -12,7 +12,22 @@ cd "$tmp"
 git init -q .
 
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
-step() { printf '\n%s$ memctl %s%s\n' "$bold" "$*" "$plain"; }
+# quote prints one argument as a shell would need it typed: bare when it is
+# made of safe characters, else in single quotes ('\'' for a quote inside).
+quote() {
+	case $1 in
+	'' | *[!A-Za-z0-9_./:=@%+,-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+# step prints a command line, each argument quoted as typed, so that it can
+# be copied into a shell as it stands.
+step() {
+	local line="\$" a
+	line+=" memctl"
+	for a in "$@"; do line+=" $(quote "$a")"; done
+	printf '\n%s%s%s\n' "$bold" "$line" "$plain"
+}
 run() { step "$@"; "$memctl" "$@"; }
 
 echo "Example workspace copied to $tmp (a fresh git repository)."

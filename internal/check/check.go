@@ -88,7 +88,7 @@ func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 			msg = fmt.Sprintf("key %q: %s", w.Key, w.Message)
 		}
 		r.add(Finding{Severity: Warning, Rule: RuleConfig, File: w.File, Message: msg,
-			Hint: "remove the key or fix its name; docs/config.md lists every key"})
+			Hint: "remove the key or fix its name (every key: memctl help config)"})
 	}
 	// The issues file is the largest input: check it on another goroutine
 	// while the facts and proposals are read. Each side fills its own
@@ -203,7 +203,7 @@ func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
 			continue
 		}
 		r.add(Finding{Severity: Error, Rule: RuleProposalJSON, File: p.File, Line: p.Line, Message: p.Message,
-			Hint: "fix the file by hand (docs/review.md describes the schema), or delete it and propose again with memctl propose"})
+			Hint: "fix the file by hand (the schema: memctl help review), or delete it and propose again with memctl propose"})
 	}
 	return nil
 }

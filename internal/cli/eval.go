@@ -51,7 +51,7 @@ query_id<TAB>doc_id<TAB>rank, to score them with any other tool.`,
 	cmd.Flags().StringVar(&opts.groupBy, "group-by", "", "rank each query among the documents with the same meta field")
 	cmd.Flags().StringVar(&opts.mode, "mode", recall.ModeHybrid, "the mode whose ranking --run-out writes")
 	cmd.Flags().StringVar(&opts.runOut, "run-out", "", "write the ranked lists of --mode to this file")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

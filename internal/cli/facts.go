@@ -38,7 +38,7 @@ as <!-- id:… -->, or else one derived from its category and text.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.stats, "stats", false, "show lines per file against the budgets")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

@@ -39,7 +39,7 @@ func hintFor(err error) string {
 	case errors.Is(err, config.ErrNoWorkspace):
 		return `run "memctl init" at the top of the repository to set memctl up`
 	case errors.As(err, &cfgErr):
-		return "fix " + cfgErr.File + "; docs/config.md lists every key and its type"
+		return "fix " + cfgErr.File + " (every key and its type: memctl help config)"
 	case errors.Is(err, fsx.ErrLocked):
 		return "another memctl command is writing to this workspace; wait for it and run the command again"
 	case errors.Is(err, fsx.ErrChanged):

@@ -39,7 +39,7 @@ directory (shared by worktrees, never committed): deleting it loses nothing.`,
 	}
 	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "throw the index away and build it from the files")
 	cmd.Flags().BoolVar(&opts.status, "status", false, "show what the index holds, without updating it")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

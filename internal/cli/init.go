@@ -34,7 +34,7 @@ is missing or refresh an outdated AGENTS.md block.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
 	}
 	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: the repository directory's name)")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

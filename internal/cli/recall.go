@@ -54,7 +54,7 @@ first: only files that changed are read again.`,
 	f.StringVar(&opts.label, "label", "", "only tasks with this label")
 	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02) or a duration ago (72h, 14d)")
 	f.StringVar(&opts.scope, "scope", "", "only documents under a path prefix, or a scope named in [recall.scopes]")
-	f.BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	f.BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

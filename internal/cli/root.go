@@ -120,7 +120,10 @@ func newRootCmd(env *Env) *cobra.Command {
 		Long: `memctl keeps what an agent must not forget in plain files in your git repository:
 human-verified facts (.ledger/facts), a Beads-compatible task graph
 (.beads/issues.jsonl), and run digests, with a local index for recall.
-Git is the sync, the history and the review.`,
+Git is the sync, the history and the review.
+
+Guides (memctl help TOPIC):
+` + topicList(),
 		Example: `  memctl init
   memctl facts --json
   memctl check --format github`,
@@ -130,6 +133,7 @@ Git is the sync, the history and the review.`,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetVersionTemplate("memctl {{.Version}}\n")
+	root.SetHelpCommand(newHelpCmd(env))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef(err) })
 	root.AddCommand(
 		newInitCmd(env),

@@ -10,7 +10,7 @@ import (
 func Template(prefix string) []byte {
 	d := Default(prefix)
 	return fmt.Appendf(nil, `# memctl configuration. Every key is written out with its default value;
-# change what your team needs and commit the file. Reference: docs/config.md
+# change what your team needs and commit the file. Reference: memctl help config
 # in the memctl repository. Each layer can be switched off on its own: its
 # commands then say so on stderr and return empty results.
 

@@ -1,0 +1,87 @@
+// Package docs embeds memctl's user documentation in the binary, so that
+// `memctl help <topic>` works in any repository, with no checkout of
+// memctl's source: hints and flag help point there, never to a docs/ path
+// that a user's repository does not have.
+package docs
+
+import (
+	"embed"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+//go:embed ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md tasks.md
+var files embed.FS
+
+// Topic is one guide: its name for `memctl help NAME` and a one-line summary.
+type Topic struct {
+	Name    string
+	Summary string
+}
+
+// Topics lists the guides in the order `memctl help` shows them.
+var Topics = []Topic{
+	{"commands", "every command and flag"},
+	{"json", "the --json shapes, a contract"},
+	{"exit-codes", "what each exit code means"},
+	{"config", ".ledger/config.toml, every key"},
+	{"facts", "the facts file format and ids"},
+	{"tasks", "the Beads-compatible task graph, merging and sync"},
+	{"review", "proposals, write policies and review"},
+	{"recall", "the index, recall and retrieval evaluation"},
+	{"ci", "memctl check in CI and pre-commit"},
+}
+
+// Text returns the guide called name, with links between the guides turned
+// into the help commands that show them, for reading in a terminal.
+func Text(name string) (string, bool) {
+	for _, t := range Topics {
+		if t.Name == name {
+			b, err := files.ReadFile(name + ".md")
+			if err != nil {
+				return "", false
+			}
+			return terminalLinks(string(b)), true
+		}
+	}
+	return "", false
+}
+
+var linkRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
+})
+
+// terminalLinks rewrites Markdown links: [text](json.md#init) becomes
+// "text (memctl help json)", [text](https://…) becomes "text <https://…>".
+// Other links (to files in memctl's own source) keep their text only.
+func terminalLinks(s string) string {
+	return linkRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := linkRE().FindStringSubmatch(m)
+		text, target := sub[1], sub[2]
+		switch {
+		case strings.HasPrefix(target, "http://"), strings.HasPrefix(target, "https://"):
+			return text + " <" + target + ">"
+		case strings.HasPrefix(target, "#"):
+			return text
+		}
+		file, _, _ := strings.Cut(target, "#")
+		name := strings.TrimSuffix(file, ".md")
+		if _, ok := lookup(name); ok && strings.HasSuffix(file, ".md") && !strings.Contains(file, "/") {
+			if text == "`"+name+".md`" || text == name+".md" {
+				return "memctl help " + name
+			}
+			return text + " (memctl help " + name + ")"
+		}
+		return text
+	})
+}
+
+func lookup(name string) (Topic, bool) {
+	for _, t := range Topics {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
