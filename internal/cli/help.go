@@ -66,4 +66,3 @@ func topicNames() string {
 	}
 	return strings.Join(names, ", ")
 }
-
