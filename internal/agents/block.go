@@ -14,20 +14,20 @@ import (
 // bumped when the block's meaning changes; an older block is "outdated"
 // and `memctl init` replaces it.
 const (
-	BeginMarker = "<!-- memctl:begin v1 -->"
+	BeginMarker = "<!-- memctl:begin v2 -->"
 	EndMarker   = "<!-- memctl:end -->"
 )
 
-// blockBody is what an agent is told. It stays short: the dynamic state
-// comes from `memctl prime`, not from this file.
+// blockBody is what an agent is told. It stays short, and names only
+// commands this memctl has: v1 named `memctl prime` before it existed.
 const blockBody = `## Project memory (memctl)
 
 This repository keeps agent memory in plain files, managed by ` + "`memctl`" + `:
 human-verified facts in ` + "`.ledger/facts/`" + `, tasks in ` + "`.beads/issues.jsonl`" + `.
 
-- Start every session with ` + "`memctl prime`" + `: it prints the facts, preferences and your tasks.
-- Find work with ` + "`memctl ready --json`" + `; claim it with ` + "`memctl update <id> --claim`" + `;
-  finish it with ` + "`memctl close <id> --reason \"…\"`" + `.
+- Start every session with ` + "`memctl facts`" + ` (what the team has verified; follow it) and
+  ` + "`memctl ready --json`" + ` (tasks you can start now).
+- Claim a task with ` + "`memctl update <id> --claim`" + `; finish it with ` + "`memctl close <id> --reason \"…\"`" + `.
 - Search what is known with ` + "`memctl recall \"<query>\" --json`" + `.
 - Never edit ` + "`.ledger/facts/`" + ` yourself. To add or change a fact, file a proposal:
   ` + "`memctl propose --category <file> --reason \"why\" --text \"the fact\"`" + `; a human reviews it.
@@ -146,3 +146,30 @@ func Upsert(content []byte) (out []byte, changed bool, err error) {
 // ClaudeFile is the CLAUDE.md memctl creates when there is none: Claude
 // Code reads CLAUDE.md, not AGENTS.md, and this import makes it read both.
 const ClaudeFile = "@AGENTS.md\n"
+
+var importRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(^|\s)@(\./)?AGENTS\.md(\s|$)`)
+})
+
+// ImportsAgents reports whether a CLAUDE.md imports AGENTS.md (Claude Code's
+// "@path" import, anywhere in the text, as Claude Code reads it).
+func ImportsAgents(claude []byte) bool {
+	return importRE().Match(claude)
+}
+
+// AddImport returns a CLAUDE.md's content with the import of AGENTS.md
+// appended on a line of its own, in the file's line endings.
+func AddImport(claude []byte) []byte {
+	nl := "\n"
+	if bytes.Contains(claude, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	out := append([]byte{}, claude...)
+	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, nl...)
+	}
+	if len(out) > 0 {
+		out = append(out, nl...)
+	}
+	return append(out, "@AGENTS.md"+nl...)
+}

@@ -77,3 +77,37 @@ func TestInspect(t *testing.T) {
 		t.Error("Upsert of a broken block did not fail")
 	}
 }
+
+func TestImportsAgents(t *testing.T) {
+	for in, want := range map[string]bool{
+		"@AGENTS.md\n":                       true,
+		"# Claude\r\n\r\n@AGENTS.md\r\n":     true,
+		"See @./AGENTS.md for the memory.\n": true,
+		"See @AGENTS.md.\n":                  false, // Claude Code would import "AGENTS.md." — not ours
+		"# Claude\nRead AGENTS.md too.\n":    false,
+		"@AGENTS.mdx\n":                      false,
+		"":                                   false,
+	} {
+		if got := ImportsAgents([]byte(in)); got != want {
+			t.Errorf("ImportsAgents(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestAddImport(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "@AGENTS.md\n",
+		"# Claude\n":             "# Claude\n\n@AGENTS.md\n",
+		"# Claude":               "# Claude\n\n@AGENTS.md\n",
+		"# Claude\r\nMine.\r\n":  "# Claude\r\nMine.\r\n\r\n@AGENTS.md\r\n",
+		"# Claude\r\nNo newline": "# Claude\r\nNo newline\r\n\r\n@AGENTS.md\r\n",
+	} {
+		got := string(AddImport([]byte(in)))
+		if got != want {
+			t.Errorf("AddImport(%q) = %q, want %q", in, got, want)
+		}
+		if !ImportsAgents([]byte(got)) {
+			t.Errorf("AddImport(%q) = %q does not import AGENTS.md", in, got)
+		}
+	}
+}

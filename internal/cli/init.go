@@ -12,8 +12,9 @@ import (
 )
 
 type initOptions struct {
-	prefix string
-	json   bool
+	prefix   string
+	claudeMD bool
+	json     bool
 }
 
 func newInitCmd(env *Env) *cobra.Command {
@@ -26,14 +27,18 @@ the current directory: .ledger/ (config.toml, facts, proposals, runs,
 playbooks), an empty .beads/issues.jsonl, the merge line in .gitattributes,
 a memctl block in AGENTS.md and, if there is none, a CLAUDE.md that imports
 AGENTS.md. It never overwrites a file; run it again at any time to add what
-is missing or refresh an outdated AGENTS.md block.`,
+is missing or refresh an outdated AGENTS.md block. An existing CLAUDE.md
+that does not import AGENTS.md gets a warning; --claude-md adds the line
+@AGENTS.md to it.`,
 		Example: `  memctl init
   memctl init --prefix api
+  memctl init --claude-md
   memctl init --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
 	}
 	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: the repository directory's name)")
+	cmd.Flags().BoolVar(&opts.claudeMD, "claude-md", false, "add @AGENTS.md to an existing CLAUDE.md that does not import it")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -70,7 +75,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err != nil {
 		return err
 	}
-	ag, err := agents.Install(repo.Root)
+	ag, err := agents.Install(repo.Root, agents.Options{ClaudeMD: opts.claudeMD})
 	if err != nil {
 		return err
 	}
