@@ -67,14 +67,14 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 		}
 		return nil
 	}
-	if opts.rebuild {
-		if err := index.Remove(indexDir(ws)); err != nil {
-			return err
-		}
-	}
 	x, err := env.openIndex(ctx, ws)
 	if err != nil {
 		return err
+	}
+	if opts.rebuild {
+		if err := x.Rebuild(ctx); err != nil {
+			return err
+		}
 	}
 	var up *index.UpdateStats
 	if !opts.status {

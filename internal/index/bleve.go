@@ -5,6 +5,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	bleveindex "github.com/blevesearch/bleve_index_api"
 )
 
@@ -83,4 +84,39 @@ func bleveDoc(d *Doc) map[string]any {
 		m[fieldCreated] = d.Created.UTC()
 	}
 	return m
+}
+
+// textLength is how many terms Bleve indexes of a document's text: the
+// length BM25 normalises by.
+func (x *Index) textLength(d *Doc) int {
+	if x.analyzer == nil {
+		x.analyzer = x.bm.Mapping().AnalyzerNamed(en.AnalyzerName)
+	}
+	return len(x.analyzer.Analyze([]byte(d.Text())))
+}
+
+// bm25Stats are the corpus statistics BM25 scores with: the number of
+// documents and the total length of their text, from SQLite. Bleve would
+// otherwise take the average length from its segments' term dictionaries,
+// which depend on how the segments happen to be laid out (an index updated
+// in steps and the same index rebuilt scored differently). nil when the
+// index has no documents yet.
+func (x *Index) bm25Stats() (*search.BM25Stats, error) {
+	docs, err := x.metaInt("docs")
+	if err != nil || docs == 0 {
+		return nil, err
+	}
+	words, err := x.metaInt("words")
+	if err != nil {
+		return nil, err
+	}
+	// The filters' keyword fields are searched too, though they add nothing
+	// to the score; Bleve wants a length for every field it searches, and
+	// for "*", the field of the searcher it makes when it optimises a
+	// disjunction (the scopes filter).
+	card := map[string]int{fieldText: words}
+	for _, f := range []string{fieldKind, fieldCategory, fieldStatus, fieldLabels, fieldPath, fieldCreated, "*"} {
+		card[f] = docs
+	}
+	return &search.BM25Stats{DocCount: float64(docs), FieldCardinality: card}, nil
 }

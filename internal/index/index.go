@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
@@ -33,7 +34,8 @@ import (
 //
 //	1: first format (docs, files, vectors, df, meta; Bleve "bm25").
 //	2: vector packs (vpack, vdirty) for the unfiltered dense scan.
-const FormatVersion = 2
+//	3: docs.words and meta "words", the corpus statistics BM25 scores with.
+const FormatVersion = 3
 
 // File names inside the index directory.
 const (
@@ -68,6 +70,8 @@ type Index struct {
 	lock *fsx.Lock
 	emb  embed.Embedder // the embedder, fitted to the corpus when it can be
 	fit  *fitState
+	// analyzer is Bleve's analyser of the text, for its length.
+	analyzer analysis.Analyzer
 }
 
 // Open opens the index in opts.Dir, creating it if needed. An index of
@@ -187,8 +191,10 @@ CREATE TABLE docs(
   kind TEXT NOT NULL, ref TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
   file TEXT NOT NULL, line INTEGER NOT NULL,
   category TEXT NOT NULL, status TEXT NOT NULL, labels TEXT NOT NULL, priority INTEGER NOT NULL,
-  approved INTEGER NOT NULL, created INTEGER NOT NULL, files TEXT NOT NULL, hash TEXT NOT NULL);
+  approved INTEGER NOT NULL, created INTEGER NOT NULL, files TEXT NOT NULL, hash TEXT NOT NULL,
+  words INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX docs_file ON docs(file);
+CREATE INDEX docs_words ON docs(words);
 CREATE TABLE vectors(n INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
 CREATE TABLE df(word TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE vpack(part INTEGER PRIMARY KEY, model TEXT NOT NULL, ns BLOB NOT NULL, vecs BLOB NOT NULL);

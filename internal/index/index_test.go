@@ -433,3 +433,64 @@ func TestPackedAndTableScansAgree(t *testing.T) {
 	f.update(x)
 	check("after changes")
 }
+
+// TestRebuildAnswersAsBefore: a rebuilt index ranks and scores exactly as
+// the index it replaced, also after incremental changes that did not drift
+// the corpus far enough to fit the embedder again (before, a rebuild fitted
+// afresh and the dense ranking moved).
+func TestRebuildAnswersAsBefore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "a%d|category=x|note %d about the build, flaky tests and the postgres database\n", i, i)
+	}
+	f.write("a.txt", notesA+"\n"+b.String())
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	f.update(x)
+	b.Reset()
+	for i := range 8 {
+		fmt.Fprintf(&b, "b%d|category=y|flaky compaction test %d: the database latency spikes\n", i, i)
+	}
+	f.write("b.txt", b.String())
+	if st := f.update(x); st.Refit {
+		t.Fatalf("8 more documents refitted; the test needs an index between fits: %+v", st)
+	}
+	ctx := context.Background()
+	answers := func(x *Index) (out []string) {
+		for _, q := range []string{"why do the tests flake", "which database do we use", "latency of compaction"} {
+			v, err := x.EmbedQuery(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense, err := x.SearchVector(ctx, v, Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			words, err := x.SearchWords(ctx, q, Filter{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range append(dense, words...) {
+				out = append(out, fmt.Sprintf("%s %s %.6f", q, h.ID, h.Score))
+			}
+		}
+		return out
+	}
+	before := answers(x)
+	if err := x.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.update(x); st.Added != st.Docs || st.Refit {
+		t.Errorf("update after the rebuild: %+v", st)
+	}
+	if after := answers(x); !slices.Equal(before, after) {
+		t.Errorf("answers changed with the rebuild:\nbefore %q\nafter  %q", before, after)
+	}
+	// Reopened, the rebuilt index still answers the same.
+	x.Close()
+	x = f.open(embed.NewStatic(embed.Corpus{}))
+	if after := answers(x); !slices.Equal(before, after) {
+		t.Errorf("answers changed after reopening the rebuilt index")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -42,6 +43,13 @@ func (x *Index) SearchWords(ctx context.Context, text string, f Filter, k int) (
 		q = bq
 	}
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	stats, err := x.bm25Stats()
+	if err != nil {
+		return nil, err
+	}
+	if stats != nil {
+		req.PreSearchData = map[string]any{search.BM25PreSearchDataKey: stats}
+	}
 	// Equal scores in id order, also at the cut: which of several equal
 	// documents make the top k must not depend on how Bleve's segments
 	// happen to be laid out.

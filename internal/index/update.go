@@ -308,11 +308,14 @@ ON CONFLICT(path) DO UPDATE SET kind=excluded.kind, size=excluded.size, mtime=ex
 			return err
 		}
 	}
-	var docs int
-	if err := tx.QueryRow(`SELECT count(*) FROM docs`).Scan(&docs); err != nil {
+	var docs, words int
+	if err := tx.QueryRow(`SELECT count(*), coalesce(sum(words), 0) FROM docs`).Scan(&docs, &words); err != nil {
 		return err
 	}
 	if err := setMeta(tx, "docs", strconv.Itoa(docs)); err != nil {
+		return err
+	}
+	if err := setMeta(tx, "words", strconv.Itoa(words)); err != nil {
 		return err
 	}
 	if err := a.flush(0); err != nil {
@@ -424,11 +427,11 @@ func (a *applier) diff(changed []changedFile) ([]pending, error) {
 
 // write stores new and changed documents; their vectors are made after.
 func (a *applier) write(writes []pending) error {
-	upsert, err := a.tx.Prepare(`INSERT INTO docs(id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files, hash)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	upsert, err := a.tx.Prepare(`INSERT INTO docs(id, kind, ref, title, body, file, line, category, status, labels, priority, approved, created, files, hash, words)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, ref=excluded.ref, title=excluded.title, body=excluded.body, file=excluded.file,
   line=excluded.line, category=excluded.category, status=excluded.status, labels=excluded.labels, priority=excluded.priority,
-  approved=excluded.approved, created=excluded.created, files=excluded.files, hash=excluded.hash
+  approved=excluded.approved, created=excluded.created, files=excluded.files, hash=excluded.hash, words=excluded.words
 RETURNING n`)
 	if err != nil {
 		return err
@@ -446,7 +449,7 @@ RETURNING n`)
 		}
 		var n int64
 		if err := upsert.QueryRow(d.ID, d.Kind, d.Ref, d.Title, d.Body, d.File, d.Line, d.Category, d.Status,
-			joinList(d.Labels), d.Priority, approved, created, joinList(d.Files), w.hash).Scan(&n); err != nil {
+			joinList(d.Labels), d.Priority, approved, created, joinList(d.Files), w.hash, a.x.textLength(d)).Scan(&n); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
 		}
 		if err := dropVector(a.tx, n); err != nil {

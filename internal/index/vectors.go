@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,8 +57,7 @@ func (x *Index) loadFit() error {
 	if err != nil {
 		return err
 	}
-	x.fit = &fitState{docs: n, component: parseFloats(comp)}
-	x.emb = fitter.Fit(embed.Corpus{Docs: n, DF: x.dfLookup, Component: x.fit.component})
+	x.useFit(fitter, &fitState{docs: n, component: parseFloats(comp)})
 	return nil
 }
 
@@ -128,36 +129,24 @@ func (x *Index) refitIfDrifted(ctx context.Context, n int, st *UpdateStats) erro
 	}
 	comp := embed.FitComponent(parts)
 
-	tx, err := x.db.Begin()
+	f := &fitState{docs: len(texts), component: comp, df: df}
+	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM df`, `DELETE FROM vectors`} {
-		if _, err := tx.Exec(q); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
 		}
 	}
-	ins, err := tx.Prepare(`INSERT INTO df(word, n) VALUES(?, ?)`)
-	if err != nil {
+	if err := writeFit(tx, f); err != nil {
 		return err
-	}
-	defer ins.Close()
-	for w, c := range df {
-		if _, err := ins.Exec(w, c); err != nil {
-			return err
-		}
-	}
-	for k, v := range map[string]string{"fit_docs": strconv.Itoa(len(texts)), "fit_component": formatFloats(comp)} {
-		if err := setMeta(tx, k, v); err != nil {
-			return err
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	x.fit = &fitState{docs: len(texts), component: comp, df: df}
-	x.emb = fitter.Fit(embed.Corpus{Docs: len(texts), DF: x.dfLookup, Component: comp})
+	x.useFit(fitter, f)
 	st.Refit = true
 	return nil
 }
@@ -352,4 +341,83 @@ func parseFloats(s string) []float32 {
 		out[i] = float32(f)
 	}
 	return out
+}
+
+// Rebuild empties the index, under the lock it holds, so that the next
+// Update builds it again from the files. The built-in embedder's fit (its
+// document count, document frequencies and common component) is kept when
+// the index had one: vectors are made with the statistics the index was
+// using, so recall answers the same before and after a rebuild. Update
+// still fits again when the corpus has drifted from it, as it would have
+// without the rebuild.
+func (x *Index) Rebuild(ctx context.Context) error {
+	var kept *fitState
+	if x.fit != nil {
+		if err := x.preloadDF(); err != nil {
+			return fmt.Errorf("read the recall index before rebuilding it: %w", err)
+		}
+		kept = x.fit
+	}
+	x.closeStores()
+	if err := x.removeStores(); err != nil {
+		return err
+	}
+	if reason, err := x.openStores(); err != nil || reason != "" {
+		if err == nil {
+			err = errors.New(reason)
+		}
+		return fmt.Errorf("create the recall index in %s: %w", x.opts.Dir, err)
+	}
+	if kept == nil {
+		return x.loadFit()
+	}
+	return x.storeFit(ctx, kept)
+}
+
+// storeFit writes a fit into the index and makes it the embedder's.
+func (x *Index) storeFit(ctx context.Context, f *fitState) error {
+	fitter, ok := x.opts.Embedder.(embed.Fitter)
+	if !ok {
+		return x.loadFit()
+	}
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := writeFit(tx, f); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	x.useFit(fitter, f)
+	return nil
+}
+
+// writeFit records a fit: the document frequencies and the meta keys that
+// loadFit reads.
+func writeFit(tx *sql.Tx, f *fitState) error {
+	ins, err := tx.Prepare(`INSERT INTO df(word, n) VALUES(?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for w, c := range f.df {
+		if _, err := ins.Exec(w, c); err != nil {
+			return err
+		}
+	}
+	for k, v := range map[string]string{"fit_docs": strconv.Itoa(f.docs), "fit_component": formatFloats(f.component)} {
+		if err := setMeta(tx, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// useFit makes f the fit that vectors and queries are made with.
+func (x *Index) useFit(fitter embed.Fitter, f *fitState) {
+	x.fit = f
+	x.emb = fitter.Fit(embed.Corpus{Docs: f.docs, DF: x.dfLookup, Component: f.component})
 }
