@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -102,13 +104,14 @@ func (x *Index) textLength(d *Doc) int {
 // in steps and the same index rebuilt scored differently). nil when the
 // index has no documents yet.
 func (x *Index) bm25Stats() (*search.BM25Stats, error) {
-	docs, err := x.metaInt("docs")
-	if err != nil || docs == 0 {
-		return nil, err
-	}
-	words, err := x.metaInt("words")
+	var docs, words int
+	err := x.db.QueryRow(`SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key='docs'), 0),
+  coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key='words'), 0)`).Scan(&docs, &words)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recall index: read the BM25 statistics: %w", err)
+	}
+	if docs == 0 {
+		return nil, nil
 	}
 	// The filters' keyword fields are searched too, though they add nothing
 	// to the score; Bleve wants a length for every field it searches, and
