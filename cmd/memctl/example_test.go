@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,5 +44,45 @@ func TestExampleWorkspace(t *testing.T) {
 	out, stderr, code := run("facts", "--json")
 	if code != 0 || !strings.Contains(out, `"id": "inv-limits"`) {
 		t.Fatalf("facts: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestDemoPrintsCommandsAsTyped: make demo shows each command before its
+// output; the line must be one a reader can paste into a shell and get the
+// same arguments (it printed $* before, which lost the quoting).
+func TestDemoPrintsCommandsAsTyped(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("make demo needs bash, and there is none")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "demo.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var funcs []string
+	for _, name := range []string{"quote", "step"} {
+		m := regexp.MustCompile(`(?ms)^` + name + `\(\) \{\n.*?^\}\n`).Find(src)
+		if m == nil {
+			t.Fatalf("examples/demo.sh has no function %s", name)
+		}
+		funcs = append(funcs, string(m))
+	}
+	script := strings.Join(funcs, "") + `bold= plain=
+step propose --category preferences --reason "saw it in a review" --text "it's \$HOME & \"quoted\"" ''
+line=$(step propose --category preferences --reason "saw it in a review" --text "it's \$HOME & \"quoted\"" '' | tail -1)
+eval "set -- ${line#\$ memctl }"
+printf '<%s>' "$@"
+`
+	out, err := exec.Command(bash, "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	wantLine := `$ memctl propose --category preferences --reason 'saw it in a review' --text 'it'\''s $HOME & "quoted"' ''`
+	if len(lines) != 3 || lines[1] != wantLine {
+		t.Fatalf("step printed %q, want the line %q", out, wantLine)
+	}
+	if want := `<propose><--category><preferences><--reason><saw it in a review><--text><it's $HOME & "quoted"><>`; lines[2] != want {
+		t.Errorf("pasting the line back gives %s, want %s", lines[2], want)
 	}
 }
