@@ -164,4 +164,4 @@ func isMarker(line, marker []byte) bool {
 }
 
 // ErrNotUnmerged is returned for a path that the index holds merged.
-var ErrNotUnmerged = errors.New("not unmerged in the index")
+var ErrNotUnmerged = errors.New("not unmerged in the git index")
