@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 
 	git "github.com/go-git/go-git/v5"
@@ -165,3 +167,35 @@ func isMarker(line, marker []byte) bool {
 
 // ErrNotUnmerged is returned for a path that the index holds merged.
 var ErrNotUnmerged = errors.New("not unmerged in the git index")
+
+// inProgress are the files in a git directory that say a merge, pull,
+// cherry-pick, revert or rebase is under way: the operations that leave
+// unmerged paths (apart from git stash pop, which leaves no such file).
+var inProgress = []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply"}
+
+// StoppedUnmerged reports whether a merge or similar operation is under way
+// in r's working tree and left the slash path rel unmerged in the index.
+// Outside such an operation it reads no index, so it is cheap enough to
+// ask before every command that reads the file.
+func (r *Repo) StoppedUnmerged(rel string) (bool, error) {
+	busy := false
+	for _, name := range inProgress {
+		if _, err := os.Stat(filepath.Join(r.GitDir, name)); err == nil {
+			busy = true
+			break
+		}
+	}
+	if !busy {
+		return false, nil
+	}
+	idx, err := readIndex(r.Root)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range idx.Entries {
+		if e.Name == rel && e.Stage != 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

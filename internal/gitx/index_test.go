@@ -2,6 +2,8 @@ package gitx
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -119,5 +121,26 @@ func TestUnmergedPathsOfCleanIndex(t *testing.T) {
 	}
 	if _, err := UnmergedPaths(t.TempDir()); err == nil || errors.Is(err, ErrNotUnmerged) {
 		t.Errorf("UnmergedPaths outside a repository: err = %v, want an open error", err)
+	}
+}
+
+func TestStoppedUnmerged(t *testing.T) {
+	t.Parallel()
+	root := unmergedRepo(t, ".beads/issues.jsonl", [3]string{"base\n", "ours\n", "theirs\n"})
+	r, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.StoppedUnmerged(".beads/issues.jsonl"); err != nil || got {
+		t.Errorf("with no merge under way = %v, %v, want false (the index is not read)", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(r.GitDir, "MERGE_HEAD"), []byte("0000000000000000000000000000000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.StoppedUnmerged(".beads/issues.jsonl"); err != nil || !got {
+		t.Errorf("during a merge = %v, %v, want true", got, err)
+	}
+	if got, err := r.StoppedUnmerged("other.txt"); err != nil || got {
+		t.Errorf("a merged path = %v, %v, want false", got, err)
 	}
 }
