@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,8 +133,11 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 func syncConflict(ctx context.Context, ws *config.Workspace, pullErr error) error {
 	files, _ := gitx.Git(ctx, ws.Root, "diff", "--name-only", "--diff-filter=U")
 	if paths := strings.Fields(files); len(paths) > 0 {
-		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")),
-			"edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull")
+		hint := "edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull"
+		if slices.Contains(paths, config.IssuesFile) {
+			hint = "run memctl resolve to merge " + config.IssuesFile + " from the git index (records both sides changed stay between <<<<<<< and >>>>>>>), " + hint
+		}
+		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")), hint)
 	}
 	var ge *gitx.GitError
 	if errors.As(pullErr, &ge) {
