@@ -54,8 +54,10 @@ func (r *Report) checkUnmerged(ws *config.Workspace) {
 }
 
 // checkMarkers reports conflict-marker lines in the files under .ledger/,
-// when facts are enabled. (.beads/issues.jsonl has its own line-by-line
-// check; a config.toml with markers does not load.)
+// when facts are enabled. Proposals are left out: a marker line makes a
+// proposal invalid JSON, which proposal-json reports, and reading a
+// thousand of them twice is most of check's time. (.beads/issues.jsonl has
+// its own line-by-line check; a config.toml with markers does not load.)
 func (r *Report) checkMarkers(ws *config.Workspace) error {
 	if !ws.Config.Facts.Enabled {
 		return nil
@@ -67,6 +69,9 @@ func (r *Report) checkMarkers(ws *config.Workspace) error {
 				return filepath.SkipDir
 			}
 			return err
+		}
+		if d.IsDir() && p == ws.Path(config.ProposalsDir) {
+			return filepath.SkipDir
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 )
+
+// trialTimeout bounds TryDriver's run of the driver.
+const trialTimeout = 10 * time.Second
 
 // DriverArgs are the arguments git passes to memctl's merge driver: the
 // base, ours and theirs temporary files and the path being merged.
@@ -190,6 +194,9 @@ func TryDriver(ctx context.Context, root, command string) error {
 			line.WriteByte(c)
 		}
 	}
+	// A driver that hangs on empty input must not hang init.
+	ctx, cancel := context.WithTimeout(ctx, trialTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, sh, "-c", line.String())
 	cmd.Dir = root
 	var out bytes.Buffer
