@@ -86,18 +86,19 @@ func runResolve(ctx context.Context, env *Env, args []string, opts resolveOption
 	failed := false
 	for _, r := range res {
 		out.Files = append(out.Files, resolveFileJSON{Path: r.Path, Result: string(r.Outcome), Conflicts: r.Conflicts, Issues: r.Issues})
+		path := visibleLine(r.Path) // a .ledger file name comes from the index
 		switch r.Outcome {
 		case tasks.Merged:
-			env.notef("resolved %s from the index: %s, no conflicts; check it, then git add %s", r.Path, plural(r.Issues, "issue"), r.Path)
+			env.notef("resolved %s from the index: %s, no conflicts; check it, then git add %s", path, plural(r.Issues, "issue"), path)
 		case tasks.Conflicted:
 			failed = true
 			for _, id := range r.Conflicts {
-				env.notef("conflict in %s: issue %s was changed on both sides", r.Path, visibleLine(id))
+				env.notef("conflict in %s: issue %s was changed on both sides", path, visibleLine(id))
 			}
-			env.notef("keep one version of each record between the markers, then git add %s", r.Path)
+			env.notef("keep one version of each record between the markers, then git add %s", path)
 		case tasks.Manual:
 			failed = true
-			env.notef("%s has no keyed merge; merge it by hand (git show :2:%s and :3:%s are the two sides), then git add it", r.Path, r.Path, r.Path)
+			env.notef("%s has no keyed merge; merge it by hand (git show :2:%s and :3:%s are the two sides), then git add it", path, path, path)
 		}
 	}
 	if len(res) == 0 {
