@@ -124,6 +124,9 @@ func registerMergeDriver(ctx context.Context, root string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if gitx.BuildCachePath(program) {
+		return false, fmt.Errorf("this memctl runs from go's build cache (%s), which go run deletes when it ends; the merge driver was not registered", program)
+	}
 	wrote, err := gitx.EnsureMergeDriver(root, gitx.DriverCommand(program))
 	if err != nil {
 		return false, err

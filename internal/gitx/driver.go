@@ -48,6 +48,19 @@ func DriverProgram() (string, error) {
 	return exe, nil
 }
 
+// BuildCachePath reports whether program lives in a directory that go run
+// or go test builds into and deletes afterwards ("go-build…" under the
+// temporary directory): a driver registered there stops working as soon
+// as the command ends.
+func BuildCachePath(program string) bool {
+	for _, part := range strings.FieldsFunc(program, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
 func sameFile(a, b string) bool {
 	fa, err := os.Stat(a)
 	if err != nil {

@@ -28,6 +28,20 @@ func TestShellQuote(t *testing.T) {
 	}
 }
 
+func TestBuildCachePath(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]bool{
+		"/tmp/go-build1234/b001/exe/memctl":                            true,
+		`C:\Users\a\AppData\Local\Temp\go-build99\b001\exe\memctl.exe`: true,
+		"/usr/local/bin/memctl":                                        false,
+		"/home/a/go/bin/memctl":                                        false,
+	} {
+		if got := BuildCachePath(path); got != want {
+			t.Errorf("BuildCachePath(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
 func TestTryDriver(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("needs sh")
