@@ -1,6 +1,7 @@
 // Package check is the workspace audit behind `memctl check`, the gate CI
 // runs: budgets, files that do not parse, duplicate ids, broken proposal and
-// issue records, and a stale AGENTS.md block. It reads and never writes.
+// issue records, a stale AGENTS.md block, and memctl files that a merge left
+// unmerged or with conflict markers. It reads and never writes.
 package check
 
 import (
@@ -40,6 +41,8 @@ const (
 	RuleIssuesJSONL     = "issues-jsonl"
 	RuleAgentsBlock     = "agents-block"
 	RuleConfig          = "config"
+	RuleUnmerged        = "unmerged"
+	RuleConflictMarkers = "conflict-markers"
 )
 
 // Finding is one problem, with where it is and what to do about it.
@@ -112,6 +115,10 @@ func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 	r.Issues = issues.Issues
 	r.Findings = append(r.Findings, issues.Findings...)
 	if err := r.checkAgents(ws); err != nil {
+		return nil, err
+	}
+	r.checkUnmerged(ws)
+	if err := r.checkMarkers(ws); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool {

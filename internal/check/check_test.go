@@ -9,8 +9,14 @@ import (
 	"testing"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
 
@@ -139,5 +145,67 @@ func BenchmarkCheck1kProposals10kIssues(b *testing.B) {
 		if r.Errors() != 0 || r.Proposals != 1000 || r.Issues != 10_000 {
 			b.Fatalf("unexpected report: %d errors, %d proposals, %d issues: %s", r.Errors(), r.Proposals, r.Issues, rules(r))
 		}
+	}
+}
+
+func TestRunFindsConflictMarkers(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, config.Default("t"), map[string]string{
+		"AGENTS.md":               agents.Block(),
+		".ledger/facts/a.md":      "# A\n\n<<<<<<< HEAD\n- ours\n=======\n- theirs\n>>>>>>> feature\n",
+		".ledger/playbooks/p.md":  "# Deploy\n=======\nsteps\n",
+		".ledger/runs/r.md":       "ok\n>>>>>>> stray\n",
+		".ledger/facts/setext.md": "# S\n\nHeading\n=======\n",
+		".beads/issues.jsonl":     "",
+		".ledger/proposals/.keep": "",
+		".ledger/facts/clean.md":  "# C\n\n- fine\n",
+	})
+	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		if f.Rule == RuleConflictMarkers {
+			got = append(got, fmt.Sprintf("%s:%d", f.File, f.Line))
+		}
+	}
+	want := ".ledger/facts/a.md:3 .ledger/facts/a.md:5 .ledger/facts/a.md:7 .ledger/runs/r.md:2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("conflict-marker findings = %v, want %s", got, want)
+	}
+}
+
+func TestRunFindsUnmergedFiles(t *testing.T) {
+	t.Parallel()
+	ws := workspace(t, config.Default("t"), map[string]string{
+		"AGENTS.md":           agents.Block(),
+		".beads/issues.jsonl": "{\"id\":\"x-1\",\"title\":\"ours only, no markers\"}\n",
+	})
+	repo, err := git.PlainInit(ws.Root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Repo = &gitx.Repo{Root: ws.Root, GitDir: filepath.Join(ws.Root, ".git"), CommonDir: filepath.Join(ws.Root, ".git")}
+	idx := &index.Index{Version: 2}
+	for _, path := range []string{".beads/issues.jsonl", ".ledger/facts/a.md", "src/main.go"} {
+		for stage := index.AncestorMode; stage <= index.TheirMode; stage++ {
+			idx.Entries = append(idx.Entries, &index.Entry{Name: path, Mode: filemode.Regular, Stage: stage,
+				Hash: plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")})
+		}
+	}
+	if err := repo.Storer.SetIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "unmerged .beads/issues.jsonl:0\nunmerged .ledger/facts/a.md:0"
+	if got := rules(r); got != want {
+		t.Errorf("findings:\n%s\nwant (not src/main.go, which is not memctl's):\n%s", got, want)
+	}
+	if r.Errors() != 2 {
+		t.Errorf("Errors() = %d, want 2", r.Errors())
 	}
 }

@@ -25,7 +25,9 @@ func newCheckCmd(env *Env) *cobra.Command {
 		Long: `Check audits the workspace the way CI should: the facts line budgets (total
 and per file), facts files that do not parse, duplicate fact ids, proposal
 files that are not JSON objects, lines of .beads/issues.jsonl that are not
-records with an id and a title, and a missing or outdated AGENTS.md block.
+records with an id and a title, a missing or outdated AGENTS.md block, and
+memctl files that a merge left unmerged in the git index (which can look
+clean: see memctl resolve) or with conflict markers.
 Every finding names the file, the line where there is one, and what to do.
 
 With GITHUB_ACTIONS=true the format defaults to github: workflow commands that

@@ -62,7 +62,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, gitx.ErrNotRepo), errors.Is(err, config.ErrNoWorkspace):
 		return exitNoWorkspace
-	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound):
+	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound),
+		errors.Is(err, gitx.ErrNotUnmerged):
 		return exitNotFound
 	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged), errors.Is(err, tasks.ErrConflict):
 		return exitConflict

@@ -51,6 +51,9 @@ type initJSON struct {
 	Changed       bool     `json:"changed"`
 	Created       []string `json:"created"`
 	Updated       []string `json:"updated"`
+	// MergeDriverOK says that a trial run of merge.memctl.driver, as git
+	// would run it, succeeded.
+	MergeDriverOK bool `json:"merge_driver_ok"`
 }
 
 func runInit(ctx context.Context, env *Env, opts initOptions) error {
@@ -81,13 +84,15 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	}
 	created := append(res.Created, ag.Created...)
 	updated := append(res.Updated, ag.Updated...)
-	if wrote, err := gitx.EnsureMergeDriver(repo.Root); err != nil {
-		env.warnf("%v; register the merge driver yourself: git config merge.memctl.driver %q", err, gitx.MergeDriver)
-	} else if wrote {
+	wrote, driverErr := registerMergeDriver(ctx, repo.Root)
+	if wrote {
 		updated = append(updated, ".git/config (merge.memctl.driver)")
 	}
 	for _, w := range append(res.Warnings, ag.Warnings...) {
 		env.warnf("%s", w)
+	}
+	if driverErr != nil {
+		warnMergeDriver(env, driverErr)
 	}
 	changed := len(created)+len(updated) > 0
 	for _, p := range created {
@@ -103,7 +108,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	}
 	if opts.json {
 		return writeJSON(env.Out, initJSON{SchemaVersion: 1, Root: repo.Root, Prefix: res.Prefix, Changed: changed,
-			Created: nonNil(created), Updated: nonNil(updated)})
+			Created: nonNil(created), Updated: nonNil(updated), MergeDriverOK: driverErr == nil})
 	}
 	return nil
 }
@@ -114,4 +119,32 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// registerMergeDriver points merge.memctl.driver at this memctl binary by
+// absolute path (refreshing an older or bare-name registration), then tries
+// the driver as git would run it. It reports whether it wrote the config.
+func registerMergeDriver(ctx context.Context, root string) (bool, error) {
+	program, err := gitx.DriverProgram()
+	if err != nil {
+		return false, err
+	}
+	if gitx.BuildCachePath(program) {
+		return false, fmt.Errorf("this memctl runs from go's build cache (%s), which go run deletes when it ends; the merge driver was not registered", program)
+	}
+	wrote, err := gitx.EnsureMergeDriver(root, gitx.DriverCommand(program))
+	if err != nil {
+		return false, err
+	}
+	return wrote, gitx.VerifyMergeDriver(ctx, root)
+}
+
+// warnMergeDriver says loudly that git cannot merge .beads/issues.jsonl
+// with memctl, what that costs and how to fix it.
+func warnMergeDriver(env *Env, err error) {
+	env.warnf("%v", err)
+	env.warnf("until this is fixed, a pull or merge that changes .beads/issues.jsonl on both sides stops with the file unmerged: " +
+		"it holds only your side, with no conflict markers. Run memctl resolve then, never git add alone (memctl check fails until it is resolved)")
+	env.warnf("to fix: put memctl on PATH and run memctl init again, or set it yourself: git config merge.memctl.driver %s",
+		gitx.ShellQuote(gitx.DriverCommand("/path/to/memctl")))
 }

@@ -16,11 +16,12 @@ func newMergeDriverCmd(env *Env) *cobra.Command {
 		Use:   "merge-driver <base> <ours> <theirs> [path]",
 		Short: "Git merge driver for .beads/issues.jsonl: a keyed three-way merge by issue id",
 		Long: `Merge-driver is what git runs to merge .beads/issues.jsonl when
-.gitattributes says "merge=memctl" (memctl init sets both up). It merges
+.gitattributes says "merge=memctl" (memctl init sets both up, with the
+binary's absolute path, so that git finds it whatever its PATH). It merges
 record by record, keyed by issue id, writes the result over <ours>, and exits
 0 when clean or 1 when some records conflict; those appear between
 <<<<<<< and >>>>>>> markers, one record per side.`,
-		Example: `  git config merge.memctl.driver "memctl merge-driver %O %A %B %P"
+		Example: `  git config merge.memctl.driver "/usr/local/bin/memctl merge-driver %O %A %B %P"
   memctl merge-driver base.jsonl ours.jsonl theirs.jsonl .beads/issues.jsonl`,
 		Args: cobra.RangeArgs(3, 4),
 		RunE: func(cmd *cobra.Command, args []string) error { return runMergeDriver(cmd.Context(), env, args) },

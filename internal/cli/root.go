@@ -159,6 +159,7 @@ Guides (memctl help TOPIC):
 		newRecallCmd(env),
 		newEvalCmd(env),
 		newMergeDriverCmd(env),
+		newResolveCmd(env),
 		newSyncCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),

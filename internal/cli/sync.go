@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/tasks"
 )
 
 type syncOptions struct {
@@ -43,7 +46,13 @@ type syncJSON struct {
 	Commit        string   `json:"commit"`
 	Files         []string `json:"files"`
 	Pulled        bool     `json:"pulled"`
+	// PulledCommits counts the upstream commits the pull brought in.
+	PulledCommits int `json:"pulled_commits"`
+	// TasksChanged are the ids of the issues the pull added, changed or
+	// removed in .beads/issues.jsonl.
+	TasksChanged  []string `json:"tasks_changed"`
 	Pushed        bool     `json:"pushed"`
+	PushedCommits int      `json:"pushed_commits"`
 }
 
 func runSync(ctx context.Context, env *Env, opts syncOptions) error {
@@ -55,7 +64,7 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 		return err
 	}
 	git := func(args ...string) (string, error) { return gitx.Git(ctx, ws.Root, args...) }
-	out := syncJSON{SchemaVersion: 1, Files: []string{}}
+	out := syncJSON{SchemaVersion: 1, Files: []string{}, TasksChanged: []string{}}
 	paths := []string{config.LedgerDir, ".beads"}
 	if _, err := git(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
 		return withHint(err, "is git installed and is this a working tree?")
@@ -87,23 +96,32 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 			env.notef("no remote; nothing pulled or pushed (git remote add origin <url>, then memctl sync --push)")
 		default:
 			remote := strings.Fields(remotes)[0]
+			out.PushedCommits = countCommits(git, "HEAD", "--not", "--remotes="+remote)
 			if _, err := git("push", "-q", "-u", remote, "HEAD"); err != nil {
 				return withHint(err, "push by hand once: git push -u "+remote+" HEAD")
 			}
 			out.Pushed = true
-			env.notef("pushed and set the upstream to %s", remote)
+			env.notef("pushed %s and set the upstream to %s", plural(out.PushedCommits, "commit"), remote)
 		}
 	} else {
+		before, _ := git("rev-parse", "-q", "--verify", "HEAD")
+		before = strings.TrimSpace(before)
 		if _, err := git("pull", "--no-rebase", "--no-edit", "-q"); err != nil {
 			return syncConflict(ctx, ws, err)
 		}
 		out.Pulled = true
+		if before != "" {
+			out.PulledCommits = countCommits(git, before+"..@{upstream}")
+			out.TasksChanged = pulledTasks(ws, before)
+		}
 		if opts.push {
+			out.PushedCommits = countCommits(git, "@{upstream}..HEAD")
 			if _, err := git("push", "-q"); err != nil {
 				return withHint(err, "pull again (memctl sync) if the remote moved, then push")
 			}
 			out.Pushed = true
 		}
+		env.notef("%s", syncSummary(out))
 	}
 	if opts.json {
 		return writeJSON(env.Out, out)
@@ -115,12 +133,61 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 func syncConflict(ctx context.Context, ws *config.Workspace, pullErr error) error {
 	files, _ := gitx.Git(ctx, ws.Root, "diff", "--name-only", "--diff-filter=U")
 	if paths := strings.Fields(files); len(paths) > 0 {
-		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")),
-			"edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull")
+		hint := "edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull"
+		if slices.Contains(paths, config.IssuesFile) {
+			hint = "run memctl resolve to merge " + config.IssuesFile + " from the git index (records both sides changed stay between <<<<<<< and >>>>>>>), " + hint
+		}
+		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")), hint)
 	}
 	var ge *gitx.GitError
 	if errors.As(pullErr, &ge) {
 		return withHint(pullErr, "git refused the pull (see above); your local changes are untouched")
 	}
 	return pullErr
+}
+
+// countCommits counts the commits git rev-list selects with args; 0 when
+// git cannot tell.
+func countCommits(git func(...string) (string, error), args ...string) int {
+	n, err := git(append([]string{"rev-list", "--count"}, args...)...)
+	if err != nil {
+		return 0
+	}
+	c, _ := strconv.Atoi(strings.TrimSpace(n))
+	return c
+}
+
+// pulledTasks are the ids of the issues that differ in .beads/issues.jsonl
+// between commit before and HEAD after the pull.
+func pulledTasks(ws *config.Workspace, before string) []string {
+	after := ws.Repo.Head()
+	if after == "" || after == before {
+		return []string{}
+	}
+	was, err1 := gitx.FileAt(ws.Root, before, config.IssuesFile)
+	now, err2 := gitx.FileAt(ws.Root, after, config.IssuesFile)
+	if err1 != nil || err2 != nil {
+		return []string{}
+	}
+	ids, err := tasks.ChangedIDs(was, now)
+	if err != nil {
+		return []string{}
+	}
+	return nonNil(ids)
+}
+
+// syncSummary is the line that tells a person what a sync with an
+// upstream did: "pulled 3 commits (2 tasks changed), pushed 1 commit".
+func syncSummary(out syncJSON) string {
+	msg := "pulled nothing (up to date)"
+	if out.PulledCommits > 0 {
+		msg = fmt.Sprintf("pulled %s (%s changed)", plural(out.PulledCommits, "commit"), plural(len(out.TasksChanged), "task"))
+	}
+	if out.Pushed {
+		if out.PushedCommits == 0 {
+			return msg + ", nothing to push"
+		}
+		return msg + ", pushed " + plural(out.PushedCommits, "commit")
+	}
+	return msg
 }

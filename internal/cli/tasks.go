@@ -41,6 +41,12 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 			return nil, err
 		}
 	}
+	if unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile); err != nil {
+		return nil, err
+	} else if unmerged {
+		return nil, withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
+			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
+	}
 	path := ws.Path(config.IssuesFile)
 	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
 	if err != nil {

@@ -116,30 +116,3 @@ func Identity(root string) (name, email string) {
 	}
 	return cfg.User.Name, cfg.User.Email
 }
-
-// MergeDriver is the git config memctl installs for .beads/issues.jsonl.
-const MergeDriver = "memctl merge-driver %O %A %B %P"
-
-// EnsureMergeDriver registers memctl's merge driver in the repository's
-// git config (merge.memctl.driver) unless it is there already, and reports
-// whether it wrote. .gitattributes routes the issues file to it.
-func EnsureMergeDriver(root string) (bool, error) {
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return false, fmt.Errorf("open git repository: %w", err)
-	}
-	cfg, err := r.Config()
-	if err != nil {
-		return false, fmt.Errorf("read git config: %w", err)
-	}
-	sec := cfg.Raw.Section("merge").Subsection("memctl")
-	if sec.Option("driver") == MergeDriver {
-		return false, nil
-	}
-	sec.SetOption("name", "memctl keyed merge of .beads/issues.jsonl")
-	sec.SetOption("driver", MergeDriver)
-	if err := r.SetConfig(cfg); err != nil {
-		return false, fmt.Errorf("write git config: %w", err)
-	}
-	return true, nil
-}

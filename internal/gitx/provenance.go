@@ -2,12 +2,15 @@ package gitx
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Head returns the commit HEAD points at, read from the git directory's
@@ -85,4 +88,29 @@ func (r *Repo) CommittedAt(head string, files map[string][]byte) map[string]bool
 		}
 	}
 	return out
+}
+
+// FileAt returns the content of the slash path rel in commit (a full
+// hash) of the repository at root; nil when the commit does not have it.
+func FileAt(root, commit, rel string) ([]byte, error) {
+	r, err := open(root)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read the tree of %s: %w", commit, err)
+	}
+	f, err := tree.File(rel)
+	if errors.Is(err, object.ErrFileNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", rel, commit, err)
+	}
+	return readBlob(r, f.Hash)
 }

@@ -108,3 +108,19 @@ func TestMergeConflictAndDeletion(t *testing.T) {
 		t.Errorf("m-c was deleted in ours and untouched in theirs: it must go\n%s", out)
 	}
 }
+
+func TestChangedIDs(t *testing.T) {
+	t.Parallel()
+	before := `{"id":"x-1","title":"same"}` + "\n" + `{"id":"x-2","title":"old"}` + "\n" + `{"id":"x-3","title":"gone"}` + "\n"
+	after := `{"id":"x-2","title":"new"}` + "\n" + `{"id":"x-1","title":"same"}` + "\n" + `{"id":"x-4","title":"added"}` + "\n"
+	got, err := ChangedIDs([]byte(before), []byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "x-2 x-3 x-4" {
+		t.Errorf("ChangedIDs = %v, want x-2 (changed) x-3 (removed) x-4 (added); a moved line is no change", got)
+	}
+	if got, _ := ChangedIDs(nil, nil); len(got) != 0 {
+		t.Errorf("ChangedIDs of two empty files = %v", got)
+	}
+}

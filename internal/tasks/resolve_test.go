@@ -1,0 +1,124 @@
+package tasks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/memctl/memctl/internal/gitx"
+)
+
+// stoppedMerge makes a repository whose index holds each path unmerged with
+// the given base, ours and theirs, and whose working tree has ours.
+func stoppedMerge(t *testing.T, files map[string][3]string) string {
+	t.Helper()
+	root := t.TempDir()
+	r, err := git.PlainInit(root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := &gitindex.Index{Version: 2}
+	for path, stages := range files {
+		for i, s := range stages {
+			obj := r.Storer.NewEncodedObject()
+			obj.SetType(plumbing.BlobObject)
+			w, _ := obj.Writer()
+			w.Write([]byte(s))
+			w.Close()
+			h, err := r.Storer.SetEncodedObject(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx.Entries = append(idx.Entries, &gitindex.Entry{Name: path, Hash: h, Mode: filemode.Regular, Stage: gitindex.Stage(i + 1)})
+		}
+		p := filepath.Join(root, filepath.FromSlash(path))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(stages[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Storer.SetIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+const (
+	rBase = `{"id":"x-1","title":"shared","status":"open","priority":2,"updated_at":"2026-11-20T00:00:00Z"}` + "\n"
+	rOurs = rBase + `{"id":"x-2","title":"ours","status":"open","priority":2}` + "\n"
+	rThem = rBase + `{"id":"x-3","title":"theirs","status":"open","priority":2}` + "\n"
+)
+
+func TestResolveMergesBothSidesFromTheIndex(t *testing.T) {
+	t.Parallel()
+	root := stoppedMerge(t, map[string][3]string{
+		".beads/issues.jsonl": {rBase, rOurs, rThem},
+		".ledger/facts/a.md":  {"# A\n", "# A\n- o\n", "# A\n- t\n"},
+		"src/x.go":            {"a", "b", "c"},
+	})
+	res, err := Resolve(root, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Path != ".beads/issues.jsonl" || res[0].Outcome != Merged || res[0].Issues != 3 ||
+		res[1].Path != ".ledger/facts/a.md" || res[1].Outcome != Manual {
+		t.Fatalf("Resolve = %+v, want the issues merged (3 issues) and the facts file manual; src/x.go is not memctl's", res)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".beads", "issues.jsonl"))
+	if !strings.Contains(string(data), `"ours"`) || !strings.Contains(string(data), `"theirs"`) {
+		t.Errorf("merged file lacks a side:\n%s", data)
+	}
+	if facts, _ := os.ReadFile(filepath.Join(root, ".ledger", "facts", "a.md")); string(facts) != "# A\n- o\n" {
+		t.Errorf("a manual file was rewritten: %q", facts)
+	}
+}
+
+func TestResolveConflictWritesMarkers(t *testing.T) {
+	t.Parallel()
+	ours := strings.Replace(rBase, `"open","priority":2`, `"open","priority":2,"assignee":"ann"`, 1)
+	theirs := strings.Replace(rBase, `"open","priority":2`, `"open","priority":2,"assignee":"bob"`, 1)
+	root := stoppedMerge(t, map[string][3]string{".beads/issues.jsonl": {rBase, ours, theirs}})
+	res, err := Resolve(root, []string{".beads/issues.jsonl"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != Conflicted || len(res[0].Conflicts) != 1 || res[0].Conflicts[0] != "x-1" {
+		t.Fatalf("Resolve = %+v, want a conflict on x-1", res)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".beads", "issues.jsonl"))
+	if len(gitx.ConflictMarkers(data)) != 3 {
+		t.Errorf("want one conflict's markers:\n%s", data)
+	}
+}
+
+func TestResolveRefusals(t *testing.T) {
+	t.Parallel()
+	root := stoppedMerge(t, map[string][3]string{".beads/issues.jsonl": {rBase, rOurs, rThem}})
+	if _, err := Resolve(root, []string{"src/x.go"}, false); !errors.Is(err, ErrNotMemctlFile) {
+		t.Errorf("a file that is not memctl's: err = %v", err)
+	}
+	if _, err := Resolve(root, []string{".ledger/config.toml"}, false); !errors.Is(err, gitx.ErrNotUnmerged) {
+		t.Errorf("a merged file: err = %v", err)
+	}
+	file := filepath.Join(root, ".beads", "issues.jsonl")
+	if err := os.WriteFile(file, []byte(rBase), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var edited *EditedError
+	if _, err := Resolve(root, nil, false); !errors.As(err, &edited) {
+		t.Fatalf("a file edited after the merge stopped: err = %v, want EditedError", err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != rBase {
+		t.Errorf("the edited file was overwritten")
+	}
+	if res, err := Resolve(root, nil, true); err != nil || res[0].Outcome != Merged {
+		t.Errorf("with force: %+v, %v", res, err)
+	}
+}
