@@ -124,7 +124,12 @@ func (s *Store) Get(id string) (*Issue, error) {
 	}
 	if iss.partial {
 		if full, err := decodeIssue(iss.rec); err == nil {
+			// The issue keeps its place in the graph built over the store:
+			// the graph finds an issue's edges by that index, and a copy
+			// without it made a warm show lose parent and dependents.
+			idx := iss.idx
 			*iss = *full
+			iss.idx = idx
 		}
 	}
 	return iss, nil
