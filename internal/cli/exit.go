@@ -20,6 +20,7 @@ const (
 	exitNotFound    = 3
 	exitNoWorkspace = 4
 	exitConflict    = 5
+	exitClaimed     = 6
 	exitInterrupted = 130
 )
 
@@ -64,8 +65,10 @@ func exitCode(err error) int {
 		return exitNoWorkspace
 	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound):
 		return exitNotFound
-	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged), errors.Is(err, tasks.ErrConflict):
+	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged):
 		return exitConflict
+	case errors.Is(err, tasks.ErrClaimed):
+		return exitClaimed
 	default:
 		return exitFailure
 	}
@@ -82,6 +85,8 @@ func codeName(code int) string {
 		return "no_workspace"
 	case exitConflict:
 		return "conflict"
+	case exitClaimed:
+		return "claimed"
 	case exitInterrupted:
 		return "interrupted"
 	default:

@@ -75,17 +75,38 @@ func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
 		return code
 	}
 	hint := hintFor(err)
+	var b *batchError
+	isBatch := errors.As(err, &b)
 	if wantsJSON(cmd) {
-		_ = writeJSON(env.Err, errorJSON{Error: errorBodyJSON{
-			Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint,
-		}})
+		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint}
+		if isBatch {
+			body.Failed = make([]failedJSON, 0, len(b.failed))
+			for _, f := range b.failed {
+				c := exitCode(f.err)
+				body.Failed = append(body.Failed, failedJSON{
+					ID: f.id, Code: codeName(c), ExitCode: c, Message: f.err.Error(), Hint: hintFor(f.err),
+				})
+			}
+		}
+		_ = writeJSON(env.Err, errorJSON{Error: body})
 		return code
 	}
-	fmt.Fprintf(env.Err, "memctl: error: %v\n", err)
+	if isBatch && b.total > 1 {
+		// One error line per id that failed, each with its own hint.
+		for _, f := range b.failed {
+			writeErrorText(env, fmt.Sprintf("%s: %v", f.id, f.err), hintFor(f.err))
+		}
+		return code
+	}
+	writeErrorText(env, err.Error(), hint)
+	return code
+}
+
+func writeErrorText(env *Env, msg, hint string) {
+	fmt.Fprintf(env.Err, "memctl: error: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintf(env.Err, "memctl: hint: %s\n", hint)
 	}
-	return code
 }
 
 // isOurs tells errors memctl made from cobra's own.

@@ -40,7 +40,7 @@ func newUpdateCmd(env *Env) *cobra.Command {
 	f.StringSliceVar(&opts.addLabels, "add-label", nil, "add labels")
 	f.StringSliceVar(&opts.removeLabels, "remove-label", nil, "remove labels")
 	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD or 3d; \"\" clears)")
-	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 5) if someone else holds it")
+	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 6) if someone else holds it")
 	f.BoolVar(&opts.json, "json", false, "print a JSON array of the updated issues (bd's shape)")
 	return cmd
 }
@@ -101,7 +101,7 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 // returns the first failure.
 func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id string) (*tasks.Issue, error)) error {
 	var done []*tasks.Issue
-	berr := batch(env, ids, func(id string) error {
+	berr := batch(ids, func(id string) error {
 		iss, err := fn(id)
 		if err == nil {
 			done = append(done, iss)
@@ -113,8 +113,12 @@ func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id str
 			return err
 		}
 	}
-	if err := writeChanged(env, done, asJSON); err != nil {
-		return err
+	if len(done) > 0 || berr == nil {
+		// A command that changed nothing prints nothing on stdout: the
+		// error on stderr is the whole answer.
+		if err := writeChanged(env, done, asJSON); err != nil {
+			return err
+		}
 	}
 	return berr
 }

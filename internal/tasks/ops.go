@@ -19,8 +19,10 @@ type Actor struct {
 
 // Errors callers branch on.
 var (
-	ErrInvalid  = errors.New("invalid value")
-	ErrConflict = errors.New("conflict")
+	ErrInvalid = errors.New("invalid value")
+	// ErrClaimed: the issue is assigned to another actor. Unlike a held
+	// lock, waiting does not help: the caller should pick another issue.
+	ErrClaimed = errors.New("claimed by someone else")
 )
 
 // ValidationError is a bad value for a field.
@@ -43,8 +45,8 @@ func (e *ClaimError) Error() string {
 	return fmt.Sprintf("issue %q is already claimed by %s", e.ID, e.Holder)
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) work.
-func (e *ClaimError) Unwrap() error { return ErrConflict }
+// Unwrap makes errors.Is(err, ErrClaimed) work.
+func (e *ClaimError) Unwrap() error { return ErrClaimed }
 
 // CycleError is a dependency that would close a cycle of blocking edges.
 type CycleError struct{ Path []string }

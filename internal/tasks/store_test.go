@@ -180,7 +180,7 @@ func TestClaim(t *testing.T) {
 		t.Errorf("re-claim by the holder failed: %v", err)
 	}
 	var ce *ClaimError
-	if _, err := s.Claim(iss.ID, Actor{Name: "bob"}, now); !errors.As(err, &ce) || ce.Holder != "ann" || !errors.Is(err, ErrConflict) {
+	if _, err := s.Claim(iss.ID, Actor{Name: "bob"}, now); !errors.As(err, &ce) || ce.Holder != "ann" || !errors.Is(err, ErrClaimed) {
 		t.Errorf("claim by another = %v, want ClaimError naming ann", err)
 	}
 	got, _ := s.Get(iss.ID)
