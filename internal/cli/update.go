@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,7 +48,15 @@ func newUpdateCmd(env *Env) *cobra.Command {
 	return cmd
 }
 
+// updateChangeFlags are update's flags that change something; update
+// without any of them would only stamp updated_at.
+var updateChangeFlags = []string{"status", "priority", "title", "description", "notes", "append-notes",
+	"design", "assignee", "add-label", "remove-label", "defer", "claim"}
+
 func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, opts updateOptions) error {
+	if !slices.ContainsFunc(updateChangeFlags, cmd.Flags().Changed) {
+		return usagef(fmt.Errorf("nothing to change: give at least one of --%s", strings.Join(updateChangeFlags, ", --")))
+	}
 	var c tasks.Changes
 	set := func(name string, dst **string, v string) {
 		if cmd.Flags().Changed(name) {
