@@ -53,7 +53,10 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
 	ran := false
-	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		ran = true
+		env.command = cmd.CommandPath()
+	}
 	cmd, err := root.ExecuteContextC(ctx)
 	return finish(env, cmd, ran, err)
 }
