@@ -44,7 +44,7 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 			if _, ok := r.(interface{ Addr() uintptr }); !ok {
 				panic(r)
 			}
-			code = finish(env, nil, true, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
+			code = finish(env, nil, true, false, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
 		}
 	}()
 	root := newRootCmd(env)
@@ -58,12 +58,30 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 		env.command = cmd.CommandPath()
 	}
 	cmd, err := root.ExecuteContextC(ctx)
-	return finish(env, cmd, ran, err)
+	return finish(env, cmd, ran, argsWantJSON(args), err)
+}
+
+// argsWantJSON reports whether the command line asks for JSON, for errors
+// cobra finds before it has parsed the flags (an unknown flag before
+// --json, say), which must still come as a JSON error object.
+func argsWantJSON(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json" || a == "--json=true" || a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
 }
 
 // finish reports err the way the command's output mode wants and returns
-// the exit code.
-func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
+// the exit code. argsJSON: the command line has --json, for errors found
+// before the flags were parsed.
+func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -80,7 +98,7 @@ func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
 	hint := hintFor(err)
 	var b *batchError
 	isBatch := errors.As(err, &b)
-	if wantsJSON(cmd) {
+	if wantsJSON(cmd) || (!ran && argsJSON) {
 		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint}
 		if isBatch {
 			body.Failed = make([]failedJSON, 0, len(b.failed))
