@@ -64,6 +64,7 @@ func TestTaskCacheColdEqualsWarm(t *testing.T) {
 	related := must("create", "Related", "--silent")
 	done := must("create", "Done already", "--silent")
 	later := must("create", "Later", "--silent")
+	parked := must("create", "Parked", "--parent", epic, "--silent")
 	must("dep", "add", child, blocker)
 	must("dep", "add", child2, related, "-t", "related")
 	must("dep", "add", related, done, "-t", "discovered-from")
@@ -74,8 +75,10 @@ func TestTaskCacheColdEqualsWarm(t *testing.T) {
 	must("close", done, "--reason", "shipped")
 	must("update", later, "--defer", "2026-12-24")
 	must("update", related, "--claim")
+	must("update", parked, "--status", "deferred")
+	must("dep", "add", parked, later, "-t", "conditional-blocks")
 
-	ids := []string{epic, child, child2, blocker, related, done, later, "mc-nope"}
+	ids := []string{epic, child, child2, blocker, related, done, later, parked, "mc-nope"}
 	var cmds [][]string
 	for _, id := range ids {
 		cmds = append(cmds,
@@ -85,7 +88,8 @@ func TestTaskCacheColdEqualsWarm(t *testing.T) {
 	}
 	cmds = append(cmds, []string{"show", epic, child, child2, blocker},
 		[]string{"list"}, []string{"list", "--all"}, []string{"list", "--status", "closed"},
-		[]string{"ready"}, []string{"ready", "--sort", "oldest"}, []string{"blocked"},
+		[]string{"list", "--status", "deferred"}, []string{"list", "--ready"}, []string{"list", "--label", "urgent"}, []string{"list", "-t", "epic", "--all"},
+		[]string{"ready"}, []string{"ready", "--sort", "oldest"}, []string{"ready", "--parent", epic}, []string{"blocked"},
 		[]string{"dep", "cycles"}, []string{"stats"})
 
 	cache := filepath.Join(dir, ".git", "memctl", "tasks.cache")
