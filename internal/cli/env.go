@@ -115,8 +115,13 @@ func (e *Env) lock(ctx context.Context, path string) error {
 	e.closers = append(e.closers, l.Release)
 	// Who holds the lock, for the error of a writer that gives up waiting;
 	// failing to say so costs only that message.
-	_ = l.Announce(fsx.Holder{PID: os.Getpid(), Command: e.command, Since: e.Now().UTC().Truncate(time.Second)})
+	_ = l.Announce(e.holder())
 	return nil
+}
+
+// holder is this process as the holder of a lock.
+func (e *Env) holder() fsx.Holder {
+	return fsx.Holder{PID: os.Getpid(), Command: e.command, Since: e.Now().UTC().Truncate(time.Second)}
 }
 
 // close releases what the command opened, last first.

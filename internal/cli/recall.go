@@ -306,6 +306,7 @@ func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index
 		Embedder: emb,
 		Notice:   func(msg string) { e.notef("%s", msg) },
 		Repo:     ws.Repo,
+		Holder:   e.holder(),
 	})
 	if err != nil {
 		return nil, err
