@@ -162,7 +162,8 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 
 // holdlock PATH | holdlock -release: take (or let go of) the file lock memctl
 // uses for workspace writes, from this test process, so a script can show
-// what a second writer sees.
+// what a second writer sees. The holder announces itself as "memctl review"
+// with this process's pid, since 09:31:02 on the scripts' day.
 func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: holdlock PATH | holdlock -release")
@@ -178,6 +179,8 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	h.lock = l
 	ts.Defer(func() { _ = l.Release() })
+	since := time.Date(2026, 11, 22, 9, 31, 2, 0, time.UTC)
+	ts.Check(l.Announce(fsx.Holder{PID: os.Getpid(), Command: "memctl review", Since: since}))
 }
 
 type lockKey struct{}

@@ -39,6 +39,9 @@ type Env struct {
 	// Prompter asks the interactive review's questions; nil means huh.
 	Prompter Prompter
 
+	// command is the running command ("memctl update"), without its
+	// arguments, which may hold anything: it names a lock's holder.
+	command string
 	ws      *config.Workspace
 	wsErr   error
 	warned  bool
@@ -110,7 +113,15 @@ func (e *Env) lock(ctx context.Context, path string) error {
 		return err
 	}
 	e.closers = append(e.closers, l.Release)
+	// Who holds the lock, for the error of a writer that gives up waiting;
+	// failing to say so costs only that message.
+	_ = l.Announce(e.holder())
 	return nil
+}
+
+// holder is this process as the holder of a lock.
+func (e *Env) holder() fsx.Holder {
+	return fsx.Holder{PID: os.Getpid(), Command: e.command, Since: e.Now().UTC().Truncate(time.Second)}
 }
 
 // close releases what the command opened, last first.

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -76,6 +78,9 @@ func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrie
 		eo.Run = f
 	}
 	rep, err := recall.Evaluate(ctx, dir, eo)
+	if errors.Is(err, fs.ErrNotExist) {
+		return withHint(&notFoundError{err}, "DIR must hold corpus.jsonl, queries.jsonl and qrels.tsv (docs/recall.md)")
+	}
 	if err != nil {
 		return err
 	}

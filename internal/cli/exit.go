@@ -20,6 +20,7 @@ const (
 	exitNotFound    = 3
 	exitNoWorkspace = 4
 	exitConflict    = 5
+	exitClaimed     = 6
 	exitInterrupted = 130
 )
 
@@ -65,8 +66,10 @@ func exitCode(err error) int {
 	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound),
 		errors.Is(err, gitx.ErrNotUnmerged):
 		return exitNotFound
-	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged), errors.Is(err, tasks.ErrConflict):
+	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged):
 		return exitConflict
+	case errors.Is(err, tasks.ErrClaimed):
+		return exitClaimed
 	default:
 		return exitFailure
 	}
@@ -83,6 +86,8 @@ func codeName(code int) string {
 		return "no_workspace"
 	case exitConflict:
 		return "conflict"
+	case exitClaimed:
+		return "claimed"
 	case exitInterrupted:
 		return "interrupted"
 	default:

@@ -35,6 +35,18 @@ type errorBodyJSON struct {
 	ExitCode int    `json:"exit_code"`
 	Message  string `json:"message"`
 	Hint     string `json:"hint"`
+	// Failed lists each id a batch command (close, reopen, update, show)
+	// could not handle; absent for other errors.
+	Failed []failedJSON `json:"failed,omitempty"`
+}
+
+// failedJSON is one id of a batch that failed.
+type failedJSON struct {
+	ID       string `json:"id"`
+	Code     string `json:"code"`
+	ExitCode int    `json:"exit_code"`
+	Message  string `json:"message"`
+	Hint     string `json:"hint"`
 }
 
 // table renders rows for a person: aligned with a header on a terminal,

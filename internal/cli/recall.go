@@ -69,6 +69,9 @@ type recallJSON struct {
 
 func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) error {
 	start := env.Now()
+	if err := recall.CheckQuery(query); err != nil {
+		return usagef(withHint(err, `ask in words, e.g. memctl recall "which database do we use"`))
+	}
 	ws, err := env.Workspace()
 	if err != nil {
 		return err
@@ -303,6 +306,7 @@ func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index
 		Embedder: emb,
 		Notice:   func(msg string) { e.notef("%s", msg) },
 		Repo:     ws.Repo,
+		Holder:   e.holder(),
 	})
 	if err != nil {
 		return nil, err

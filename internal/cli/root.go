@@ -44,7 +44,7 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 			if _, ok := r.(interface{ Addr() uintptr }); !ok {
 				panic(r)
 			}
-			code = finish(env, nil, true, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
+			code = finish(env, nil, true, false, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
 		}
 	}()
 	root := newRootCmd(env)
@@ -53,14 +53,35 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 	root.SetOut(env.Out)
 	root.SetErr(env.Err)
 	ran := false
-	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		ran = true
+		env.command = cmd.CommandPath()
+	}
 	cmd, err := root.ExecuteContextC(ctx)
-	return finish(env, cmd, ran, err)
+	return finish(env, cmd, ran, argsWantJSON(args), err)
+}
+
+// argsWantJSON reports whether the command line asks for JSON, for errors
+// cobra finds before it has parsed the flags (an unknown flag before
+// --json, say), which must still come as a JSON error object.
+func argsWantJSON(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json" || a == "--json=true" || a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
 }
 
 // finish reports err the way the command's output mode wants and returns
-// the exit code.
-func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
+// the exit code. argsJSON: the command line has --json, for errors found
+// before the flags were parsed.
+func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -75,17 +96,38 @@ func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
 		return code
 	}
 	hint := hintFor(err)
-	if wantsJSON(cmd) {
-		_ = writeJSON(env.Err, errorJSON{Error: errorBodyJSON{
-			Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint,
-		}})
+	var b *batchError
+	isBatch := errors.As(err, &b)
+	if wantsJSON(cmd) || (!ran && argsJSON) {
+		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint}
+		if isBatch {
+			body.Failed = make([]failedJSON, 0, len(b.failed))
+			for _, f := range b.failed {
+				c := exitCode(f.err)
+				body.Failed = append(body.Failed, failedJSON{
+					ID: f.id, Code: codeName(c), ExitCode: c, Message: f.err.Error(), Hint: hintFor(f.err),
+				})
+			}
+		}
+		_ = writeJSON(env.Err, errorJSON{Error: body})
 		return code
 	}
-	fmt.Fprintf(env.Err, "memctl: error: %v\n", err)
+	if isBatch && b.total > 1 {
+		// One error line per id that failed, each with its own hint.
+		for _, f := range b.failed {
+			writeErrorText(env, fmt.Sprintf("%s: %v", f.id, f.err), hintFor(f.err))
+		}
+		return code
+	}
+	writeErrorText(env, err.Error(), hint)
+	return code
+}
+
+func writeErrorText(env *Env, msg, hint string) {
+	fmt.Fprintf(env.Err, "memctl: error: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintf(env.Err, "memctl: hint: %s\n", hint)
 	}
-	return code
 }
 
 // isOurs tells errors memctl made from cobra's own.

@@ -37,7 +37,7 @@ func runShow(ctx context.Context, env *Env, ids []string, opts showOptions) erro
 	}
 	g := tasks.NewGraph(t.store)
 	var found []*tasks.Issue
-	err = batch(env, ids, func(id string) error {
+	err = batch(ids, func(id string) error {
 		iss, err := t.store.Get(id)
 		if err == nil {
 			found = append(found, iss)

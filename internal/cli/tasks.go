@@ -264,23 +264,40 @@ func dash(s string) string {
 	return s
 }
 
-// batch runs fn for every id, reports each failure on stderr and returns
-// the exit error of the first failure after all ran.
-func batch(env *Env, ids []string, fn func(id string) error) error {
-	var first error
+// batch runs fn for every id, going on past failures as bd does, and
+// returns a *batchError listing each id that failed, or nil.
+func batch(ids []string, fn func(id string) error) error {
+	b := &batchError{total: len(ids)}
 	for _, id := range ids {
 		if err := fn(id); err != nil {
-			err = taskError(err)
-			if first == nil {
-				first = err
-			}
-			if len(ids) > 1 {
-				fmt.Fprintf(env.Err, "memctl: error: %s: %v\n", id, err)
-			}
+			b.failed = append(b.failed, itemError{id: id, err: taskError(err)})
 		}
 	}
-	if first != nil && len(ids) > 1 {
-		return &silentError{code: exitCode(first)}
+	if len(b.failed) == 0 {
+		return nil
 	}
-	return first
+	return b
 }
+
+// batchError is the failure of some of the ids a batch command (close,
+// reopen, update, show) was given. It unwraps to the first failure, so
+// the exit code and the hint are the first failure's.
+type batchError struct {
+	total  int
+	failed []itemError
+}
+
+type itemError struct {
+	id  string
+	err error
+}
+
+func (e *batchError) Error() string {
+	first := e.failed[0].err.Error()
+	if e.total == 1 {
+		return first
+	}
+	return fmt.Sprintf("%d of %d ids failed; first %s: %s", len(e.failed), e.total, e.failed[0].id, first)
+}
+
+func (e *batchError) Unwrap() error { return e.failed[0].err }

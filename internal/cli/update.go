@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,12 +43,20 @@ func newUpdateCmd(env *Env) *cobra.Command {
 	f.StringSliceVar(&opts.addLabels, "add-label", nil, "add labels")
 	f.StringSliceVar(&opts.removeLabels, "remove-label", nil, "remove labels")
 	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD or 3d; \"\" clears)")
-	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 5) if someone else holds it")
+	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 6) if someone else holds it")
 	f.BoolVar(&opts.json, "json", false, "print a JSON array of the updated issues (bd's shape)")
 	return cmd
 }
 
+// updateChangeFlags are update's flags that change something; update
+// without any of them would only stamp updated_at.
+var updateChangeFlags = []string{"status", "priority", "title", "description", "notes", "append-notes",
+	"design", "assignee", "add-label", "remove-label", "defer", "claim"}
+
 func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, opts updateOptions) error {
+	if !slices.ContainsFunc(updateChangeFlags, cmd.Flags().Changed) {
+		return usagef(fmt.Errorf("nothing to change: give at least one of --%s", strings.Join(updateChangeFlags, ", --")))
+	}
 	var c tasks.Changes
 	set := func(name string, dst **string, v string) {
 		if cmd.Flags().Changed(name) {
@@ -101,7 +112,7 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 // returns the first failure.
 func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id string) (*tasks.Issue, error)) error {
 	var done []*tasks.Issue
-	berr := batch(env, ids, func(id string) error {
+	berr := batch(ids, func(id string) error {
 		iss, err := fn(id)
 		if err == nil {
 			done = append(done, iss)
@@ -113,8 +124,12 @@ func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id str
 			return err
 		}
 	}
-	if err := writeChanged(env, done, asJSON); err != nil {
-		return err
+	if len(done) > 0 || berr == nil {
+		// A command that changed nothing prints nothing on stdout: the
+		// error on stderr is the whole answer.
+		if err := writeChanged(env, done, asJSON); err != nil {
+			return err
+		}
 	}
 	return berr
 }

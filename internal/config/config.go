@@ -134,8 +134,8 @@ func Default(prefix string) Config {
 	}
 }
 
-// Error is a problem with a configuration file. Line is 0 when the problem
-// has no single line (a value out of range, say).
+// Error is a problem with a configuration file. Line is 0 when no line of
+// the file sets the key (a default that another key makes wrong, say).
 type Error struct {
 	File    string
 	Line    int
@@ -211,7 +211,7 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 	}
 	sort.Slice(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
 	if err := cfg.validate(name); err != nil {
-		return base, warns, err
+		return base, warns, withKeyLine(err, data)
 	}
 	return cfg, warns, nil
 }
@@ -329,7 +329,7 @@ func LoadUser(path string, base Embed) (Embed, []Warning, error) {
 		}
 	}
 	if err := u.Embed.validate(path); err != nil {
-		return base, warns, err
+		return base, warns, withKeyLine(err, data)
 	}
 	return u.Embed, warns, nil
 }

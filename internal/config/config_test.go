@@ -71,11 +71,29 @@ func TestParse(t *testing.T) {
 			t.Fatalf("err = %#v", err)
 		}
 	})
-	t.Run("out of range value", func(t *testing.T) {
-		_, _, err := Parse([]byte("[facts]\nmax_file_lines = 0\n"), "c.toml", base)
+	t.Run("out of range value names the line and key", func(t *testing.T) {
+		_, _, err := Parse([]byte("[facts]\n\nmax_file_lines = 0\n"), "c.toml", base)
 		var ce *Error
-		if !errors.As(err, &ce) || ce.Key != "facts.max_file_lines" {
+		if !errors.As(err, &ce) || ce.Key != "facts.max_file_lines" || ce.Line != 3 {
 			t.Fatalf("err = %#v", err)
+		}
+	})
+	t.Run("out of range value in every spelling of its key names its line", func(t *testing.T) {
+		for _, tc := range []struct {
+			toml string
+			line int
+		}{
+			{"[facts] # budgets\nmax_lines = 3\n[review]\nstale_days = -1\n", 4},
+			{"review.stale_days = -1\n", 1},
+			{"[review]\n  \"stale_days\" = -1\n", 2},
+			{"# [review]\n# stale_days = 3\nreview = { stale_days = -1 }\n", 3},
+			{"[ review ]\nstale_days=-1\n", 2},
+		} {
+			_, _, err := Parse([]byte(tc.toml), "c.toml", base)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != "review.stale_days" || ce.Line != tc.line {
+				t.Errorf("%q: err = %v, want line %d", tc.toml, err, tc.line)
+			}
 		}
 	})
 	t.Run("bad prefix", func(t *testing.T) {

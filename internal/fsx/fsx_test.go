@@ -163,3 +163,31 @@ func TestLockedReadModifyWriteLosesNothing(t *testing.T) {
 		t.Errorf("counter = %s, want %d: an update was lost", b, workers*rounds)
 	}
 }
+
+func TestLockedErrorNamesTheHolder(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "lock")
+	ctx := context.Background()
+	a, err := Acquire(ctx, p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	// Before the holder says who it is, the error says only that it is held.
+	_, err = Acquire(ctx, p, 0)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Holder != nil || !errors.Is(err, ErrLocked) {
+		t.Fatalf("err = %#v, want a *LockedError without a holder", err)
+	}
+	since := time.Date(2026, 11, 22, 9, 31, 2, 0, time.UTC)
+	if err := a.Announce(Holder{PID: 1234, Command: "memctl review", Since: since}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(ctx, p, 0)
+	if !errors.As(err, &le) || le.Holder == nil || !errors.Is(err, ErrLocked) {
+		t.Fatalf("err = %#v, want a *LockedError with the holder", err)
+	}
+	if want := "lock " + p + ": workspace is locked by pid 1234 (memctl review, since 2026-11-22T09:31:02Z)"; err.Error() != want {
+		t.Errorf("err = %q\nwant  %q", err, want)
+	}
+}

@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,39 @@ import (
 // lock after the wait.
 var ErrLocked = errors.New("workspace is locked by another memctl process")
 
+// Holder says who holds a lock: written by the holder (Announce) next to
+// the lock file, read by a process that gave up waiting.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+}
+
+// LockedError is Acquire's timeout: the lock at Path is held, by Holder
+// when the holder announced itself (nil otherwise).
+type LockedError struct {
+	Path   string
+	Holder *Holder
+}
+
+func (e *LockedError) Error() string {
+	if h := e.Holder; h != nil {
+		return fmt.Sprintf("lock %s: workspace is locked by pid %d (%s, since %s)",
+			e.Path, h.PID, h.Command, h.Since.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("lock %s: %v", e.Path, ErrLocked)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) work.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// holderPath is the file beside the lock that names its holder. It is a
+// separate file, replaced atomically, because Windows forbids reading a
+// locked range of the lock file itself. It is left behind on release: it
+// is read only while the lock is held, when it names the holder (or, for
+// the instant between a new holder's lock and its Announce, the previous).
+func holderPath(lock string) string { return lock + ".holder" }
+
 // pollInterval is how often Acquire retries a held lock.
 const pollInterval = 20 * time.Millisecond
 
@@ -20,7 +54,8 @@ const pollInterval = 20 * time.Millisecond
 // operating system drops it when the process dies, so a crashed memctl never
 // leaves a stale lock behind.
 type Lock struct {
-	f *os.File
+	f    *os.File
+	path string
 }
 
 // Acquire takes the exclusive lock on path, creating the file and its
@@ -43,7 +78,7 @@ func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if ok {
-			return &Lock{f: f}, nil
+			return &Lock{f: f, path: path}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -51,10 +86,33 @@ func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error
 			return nil, ctx.Err()
 		case <-timer.C:
 			_ = f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, ErrLocked)
+			return nil, &LockedError{Path: path, Holder: readHolder(path)}
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// Announce records who holds the lock, for the error of a process that
+// gives up waiting for it. Only the holder may call it.
+func (l *Lock) Announce(h Holder) error {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	return WriteDerived(holderPath(l.path), data)
+}
+
+// readHolder returns the announced holder of the lock at path, or nil.
+func readHolder(path string) *Holder {
+	data, err := os.ReadFile(holderPath(path))
+	if err != nil {
+		return nil
+	}
+	var h Holder
+	if json.Unmarshal(data, &h) != nil || h.PID == 0 {
+		return nil
+	}
+	return &h
 }
 
 // Release lets go of the lock. It is safe to call on a nil Lock and more

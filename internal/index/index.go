@@ -59,6 +59,9 @@ type Options struct {
 	// Repo, if set, gives results their commit: the HEAD whose tree
 	// holds their file's content exactly.
 	Repo *gitx.Repo
+	// Holder, if its PID is set, is announced as the lock's holder, so
+	// that a process that gives up waiting can say whom it waited for.
+	Holder fsx.Holder
 }
 
 // Index is an open index. It is not safe for concurrent use; other memctl
@@ -88,6 +91,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	lock, err := fsx.Acquire(ctx, filepath.Join(opts.Dir, lockName), opts.LockWait)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Holder.PID != 0 {
+		_ = lock.Announce(opts.Holder) // costs only the waiter's message
 	}
 	x := &Index{opts: opts, lock: lock}
 	reason, err := x.openStores()

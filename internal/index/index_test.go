@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 // noteSource reads notes/*.txt: each line "id|kind-extras|text" is one
@@ -492,5 +493,21 @@ func TestRebuildAnswersAsBefore(t *testing.T) {
 	x = f.open(embed.NewStatic(embed.Corpus{}))
 	if after := answers(x); !slices.Equal(before, after) {
 		t.Errorf("answers changed after reopening the rebuilt index")
+	}
+}
+
+func TestASecondOpenNamesTheHolder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	since := time.Date(2026, 11, 22, 9, 31, 2, 0, time.UTC)
+	x, err := Open(context.Background(), Options{Dir: f.dir, Holder: fsx.Holder{PID: 4321, Command: "memctl index", Since: since}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	_, err = Open(context.Background(), Options{Dir: f.dir, LockWait: time.Nanosecond})
+	var le *fsx.LockedError
+	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != 4321 || le.Holder.Command != "memctl index" {
+		t.Fatalf("second Open = %v, want a LockedError naming pid 4321 (memctl index)", err)
 	}
 }

@@ -5,6 +5,7 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -107,8 +108,25 @@ type Answer struct {
 	Warning string
 }
 
+// ErrEmptyQuery is a query with nothing to search for. Without words the
+// word ranking matches nothing and the dense one ranks every document
+// alike, so an answer would be the first k documents, not a result.
+var ErrEmptyQuery = errors.New("the query is empty")
+
+// CheckQuery returns ErrEmptyQuery for a query that is empty or only
+// white space; callers check it before bringing the index up to date.
+func CheckQuery(query string) error {
+	if strings.TrimSpace(query) == "" {
+		return ErrEmptyQuery
+	}
+	return nil
+}
+
 // Search runs a query against an up-to-date index.
 func Search(ctx context.Context, x *index.Index, query string, opts Options) (Answer, error) {
+	if err := CheckQuery(query); err != nil {
+		return Answer{}, err
+	}
 	opts.defaults()
 	ans := Answer{Mode: opts.Mode}
 	var words, dense []index.Hit

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,17 @@ func TestSnippetCentresOnTheMatch(t *testing.T) {
 	short, _ := snippet("Short\n  text.", nil, 120)
 	if short != "Short text." {
 		t.Errorf("short snippet %q", short)
+	}
+}
+
+func TestCheckQueryRefusesBlankQueries(t *testing.T) {
+	t.Parallel()
+	for _, q := range []string{"", " ", "\t\n "} {
+		if err := CheckQuery(q); !errors.Is(err, ErrEmptyQuery) {
+			t.Errorf("CheckQuery(%q) = %v, want ErrEmptyQuery", q, err)
+		}
+	}
+	if err := CheckQuery(" which db "); err != nil {
+		t.Errorf("CheckQuery of words = %v", err)
 	}
 }

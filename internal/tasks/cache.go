@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -204,7 +205,7 @@ func decodeCache(c, data []byte, sum uint32) (*Store, bool) {
 	if r.bad || n > uint64(len(data)) || nLabels > uint64(len(c)) || nDeps > uint64(len(c)) {
 		return nil, false
 	}
-	s := &Store{Records: make([]*Record, 0, n), byID: make(map[string]*Issue, n), lf: true}
+	s := &Store{Records: make([]*Record, 0, n), byID: make(map[string]*Issue, n), lf: true, bom: bytes.HasPrefix(data, utf8BOM)}
 	recs := make([]Record, n)
 	issues := make([]Issue, n)
 	// One backing array each for all labels and all edges; every issue's

@@ -55,7 +55,7 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 	}
 	sort.Strings(sorted)
 	bi, oi, ti := index(b), index(o), index(t)
-	out := &Store{byID: map[string]*Issue{}}
+	out := &Store{byID: map[string]*Issue{}, bom: o.bom}
 	res := &MergeResult{}
 	var conflicts bytes.Buffer
 	for _, k := range sorted {

@@ -124,3 +124,15 @@ func TestChangedIDs(t *testing.T) {
 		t.Errorf("ChangedIDs of two empty files = %v", got)
 	}
 }
+
+func TestMergeKeepsOursByteOrderMark(t *testing.T) {
+	t.Parallel()
+	line := `{"id":"g-a","title":"a","status":"open","priority":2,"issue_type":"task","created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z"}` + "\n"
+	res, err := Merge([]byte(line), []byte("\xEF\xBB\xBF"+line), []byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Data) != "\xEF\xBB\xBF"+line {
+		t.Fatalf("merged = %q", res.Data)
+	}
+}

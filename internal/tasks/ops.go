@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,8 +20,10 @@ type Actor struct {
 
 // Errors callers branch on.
 var (
-	ErrInvalid  = errors.New("invalid value")
-	ErrConflict = errors.New("conflict")
+	ErrInvalid = errors.New("invalid value")
+	// ErrClaimed: the issue is assigned to another actor. Unlike a held
+	// lock, waiting does not help: the caller should pick another issue.
+	ErrClaimed = errors.New("claimed by someone else")
 )
 
 // ValidationError is a bad value for a field.
@@ -43,8 +46,8 @@ func (e *ClaimError) Error() string {
 	return fmt.Sprintf("issue %q is already claimed by %s", e.ID, e.Holder)
 }
 
-// Unwrap makes errors.Is(err, ErrConflict) work.
-func (e *ClaimError) Unwrap() error { return ErrConflict }
+// Unwrap makes errors.Is(err, ErrClaimed) work.
+func (e *ClaimError) Unwrap() error { return ErrClaimed }
 
 // CycleError is a dependency that would close a cycle of blocking edges.
 type CycleError struct{ Path []string }
@@ -508,6 +511,39 @@ func joinRaw(els [][]byte) []byte {
 	return append(out, ']')
 }
 
+// nextCommentID returns the id style of the file's comments. bd before
+// 1.0 numbered comments with integers from one counter per database, and
+// bd 0.49.6 rejects the whole file when a comment id is a string; bd ≥ 1.0
+// reads either and writes UUID strings. So a file with any integer comment
+// id gets the largest one plus one (numeric); any other file, UUIDs.
+func (s *Store) nextCommentID() (next int64, numeric bool) {
+	for _, r := range s.Records {
+		if r.Issue == nil || r.Issue.Comments == 0 {
+			continue
+		}
+		d := decoder{line: r.Line}
+		for _, e := range d.elements(field{key: "comments", raw: r.get("comments")}) {
+			fs, _, err := scanObject(e)
+			if err != nil {
+				continue
+			}
+			for _, f := range fs {
+				if f.key != "id" {
+					continue
+				}
+				if n, err := strconv.ParseInt(string(f.raw), 10, 64); err == nil {
+					numeric = true
+					next = max(next, n)
+				}
+			}
+		}
+	}
+	if !numeric {
+		return 0, false
+	}
+	return next + 1, true
+}
+
 // Comment is one comment on an issue.
 type Comment struct {
 	ID        string
@@ -551,8 +587,9 @@ func (s *Store) Comments(iss *Issue) []Comment {
 	return out
 }
 
-// AddComment appends a comment with a random UUID id (bd ≥ 1.0 uses UUID
-// strings), read from rand.
+// AddComment appends a comment whose id follows the file (see
+// nextCommentID): the next integer in a file of bd 0.x integer ids, else
+// a random UUID read from rand (bd ≥ 1.0).
 func (s *Store) AddComment(id, author, text string, rand io.Reader, now time.Time) (Comment, error) {
 	iss, err := s.Get(id)
 	if err != nil {
@@ -561,21 +598,30 @@ func (s *Store) AddComment(id, author, text string, rand io.Reader, now time.Tim
 	if strings.TrimSpace(text) == "" {
 		return Comment{}, &ValidationError{Field: "text", Message: "must not be empty"}
 	}
-	var u [16]byte
-	if _, err := io.ReadFull(rand, u[:]); err != nil {
-		return Comment{}, err
+	var cid string
+	var rawID []byte // the id as the file holds it: a number or a string
+	if next, numeric := s.nextCommentID(); numeric {
+		cid = strconv.FormatInt(next, 10)
+		rawID = []byte(cid)
+	} else {
+		var u [16]byte
+		if _, err := io.ReadFull(rand, u[:]); err != nil {
+			return Comment{}, err
+		}
+		u[6] = u[6]&0x0f | 0x40
+		u[8] = u[8]&0x3f | 0x80
+		cid = fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:])
+		rawID, _ = json.Marshal(cid)
 	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
 	now = now.UTC().Truncate(time.Second)
-	c := Comment{ID: fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:]), IssueID: id, Author: author, Text: text, CreatedAt: now}
+	c := Comment{ID: cid, IssueID: id, Author: author, Text: text, CreatedAt: now}
 	raw, _ := json.Marshal(struct {
-		ID        string `json:"id"`
-		IssueID   string `json:"issue_id"`
-		Author    string `json:"author"`
-		Text      string `json:"text"`
-		CreatedAt string `json:"created_at"`
-	}{c.ID, id, author, text, now.Format(time.RFC3339)})
+		ID        json.RawMessage `json:"id"`
+		IssueID   string          `json:"issue_id"`
+		Author    string          `json:"author"`
+		Text      string          `json:"text"`
+		CreatedAt string          `json:"created_at"`
+	}{rawID, id, author, text, now.Format(time.RFC3339)})
 	r := iss.rec
 	d := decoder{line: r.Line}
 	r.setRaw("comments", appendRaw(d.elements(field{key: "comments", raw: r.get("comments")}), raw))

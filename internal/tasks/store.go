@@ -33,6 +33,8 @@ type Store struct {
 	byID    map[string]*Issue
 	// lf is false when the file had CRLF line endings (rewritten as LF).
 	lf bool
+	// bom: the file starts with a UTF-8 byte order mark, which is kept.
+	bom bool
 	// cachePath is where Save refreshes the derived cache ("" for none).
 	cachePath string
 }
@@ -50,11 +52,25 @@ func Load(path string) (*Store, error) {
 	return Parse(data)
 }
 
-// Parse reads the bytes of an issues.jsonl file.
+// utf8BOM is the byte order mark some Windows editors put at the start
+// of a UTF-8 file. memctl reads past it and writes it back, so an editor
+// and memctl do not fight over the file's first line.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// cutBOM returns data without a leading byte order mark, and whether it
+// had one.
+func cutBOM(data []byte) ([]byte, bool) {
+	body, ok := bytes.CutPrefix(data, utf8BOM)
+	return body, ok
+}
+
+// Parse reads the bytes of an issues.jsonl file. Records' byte ranges are
+// places in data, byte order mark included.
 func Parse(data []byte) (*Store, error) {
-	lines := splitLines(data)
+	body, bom := cutBOM(data)
+	lines := splitLines(body)
 	offsets := make([]int, len(lines))
-	for i, off := 0, 0; i < len(lines); i++ {
+	for i, off := 0, len(data)-len(body); i < len(lines); i++ {
 		offsets[i] = off
 		off += len(lines[i]) + 1
 	}
@@ -66,7 +82,7 @@ func Parse(data []byte) (*Store, error) {
 			recs[i].start, recs[i].end = offsets[i], offsets[i]+len(line)
 		}
 	})
-	s := &Store{byID: make(map[string]*Issue, len(lines)), lf: !bytes.Contains(data, []byte("\r\n"))}
+	s := &Store{byID: make(map[string]*Issue, len(lines)), lf: !bytes.Contains(data, []byte("\r\n")), bom: bom}
 	for i, r := range recs {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -124,7 +140,12 @@ func (s *Store) Get(id string) (*Issue, error) {
 	}
 	if iss.partial {
 		if full, err := decodeIssue(iss.rec); err == nil {
+			// The issue keeps its place in the graph built over the store:
+			// the graph finds an issue's edges by that index, and a copy
+			// without it made a warm show lose parent and dependents.
+			idx := iss.idx
 			*iss = *full
+			iss.idx = idx
 		}
 	}
 	return iss, nil
@@ -189,6 +210,9 @@ func (s *Store) refresh(r *Record) error {
 func (s *Store) Bytes() []byte {
 	recs := s.sorted()
 	var b bytes.Buffer
+	if s.bom {
+		b.Write(utf8BOM)
+	}
 	for _, r := range recs {
 		b.Write(r.encode())
 		b.WriteByte('\n')
@@ -224,6 +248,10 @@ func (s *Store) Save(path string) error {
 	err := fsx.WriteFileFunc(path, 0o644, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
 		size = 0
+		if s.bom {
+			bw.Write(utf8BOM)
+			size = len(utf8BOM)
+		}
 		for i, r := range recs {
 			line := r.encode()
 			lines[i] = line

@@ -180,7 +180,7 @@ func TestClaim(t *testing.T) {
 		t.Errorf("re-claim by the holder failed: %v", err)
 	}
 	var ce *ClaimError
-	if _, err := s.Claim(iss.ID, Actor{Name: "bob"}, now); !errors.As(err, &ce) || ce.Holder != "ann" || !errors.Is(err, ErrConflict) {
+	if _, err := s.Claim(iss.ID, Actor{Name: "bob"}, now); !errors.As(err, &ce) || ce.Holder != "ann" || !errors.Is(err, ErrClaimed) {
 		t.Errorf("claim by another = %v, want ClaimError naming ann", err)
 	}
 	got, _ := s.Get(iss.ID)
@@ -213,5 +213,60 @@ func TestAddDepRefusesCycles(t *testing.T) {
 	}
 	if iss, _ := s.Get(a.ID); len(iss.Deps) != 0 {
 		t.Errorf("deps after remove = %+v", iss.Deps)
+	}
+}
+
+func TestCommentIDsFollowTheFile(t *testing.T) {
+	t.Parallel()
+	issue := func(id, comments string) string {
+		return `{"id":"` + id + `","title":"t","status":"open","priority":2,"issue_type":"task","created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z"` + comments + "}\n"
+	}
+	cmt := func(id, issue string) string {
+		return `{"id":` + id + `,"issue_id":"` + issue + `","author":"t","text":"x","created_at":"2026-01-02T03:04:05Z"}`
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, file, on string
+		want           string // the new comment's id in the file: a number, or "uuid"
+	}{
+		{"bd 0.x integers, global: next after the largest in the file",
+			issue("bd-a", `,"comments":[`+cmt("3", "bd-a")+`,`+cmt("9", "bd-a")+`]`) + issue("bd-b", `,"comments":[`+cmt("12", "bd-b")+`]`) + issue("bd-c", ""),
+			"bd-c", "13"},
+		{"integers on another issue only", issue("bd-a", `,"comments":[`+cmt("1", "bd-a")+`]`) + issue("bd-b", ""), "bd-b", "2"},
+		{"bd 1.x UUID strings", issue("bd-a", `,"comments":[`+cmt(`"0f8e3c2a-1b2c-4d5e-8f90-123456789abc"`, "bd-a")+`]`), "bd-a", "uuid"},
+		{"no comments yet: UUID", issue("bd-a", ""), "bd-a", "uuid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse([]byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := s.AddComment(tc.on, "me", "new", bytes.NewReader(make([]byte, 16)), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := s.Bytes()
+			if tc.want == "uuid" {
+				if len(c.ID) != 36 || !bytes.Contains(out, []byte(`{"id":"`+c.ID+`"`)) {
+					t.Fatalf("id %q; file:\n%s", c.ID, out)
+				}
+			} else if c.ID != tc.want || !bytes.Contains(out, []byte(`{"id":`+tc.want+`,"issue_id":"`+tc.on+`"`)) {
+				t.Fatalf("id %q, want the number %s; file:\n%s", c.ID, tc.want, out)
+			}
+			// The file reads back, and every other line is unchanged.
+			back, err := Parse(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.SplitAfter(tc.file, "\n") {
+				if line != "" && !strings.Contains(line, `"id":"`+tc.on+`"`) && !bytes.Contains(out, []byte(line)) {
+					t.Errorf("line changed: %s", line)
+				}
+			}
+			iss, _ := back.Get(tc.on)
+			if cs := back.Comments(iss); cs[len(cs)-1].ID != c.ID {
+				t.Errorf("read back %q, want %q", cs[len(cs)-1].ID, c.ID)
+			}
+		})
 	}
 }

@@ -37,7 +37,8 @@ func ValidateFile(path string) ([]Problem, int, error) {
 // objects. It returns the problems in line order and the number of
 // records.
 func ValidateJSONL(data []byte) ([]Problem, int) {
-	lines := splitLines(data)
+	body, _ := cutBOM(data)
+	lines := splitLines(body)
 	// Only each line's outcome is kept, not its record: the records
 	// become garbage at once, so the heap stays small on a large file.
 	ids := make([]string, len(lines)) // the issue id, for duplicates
