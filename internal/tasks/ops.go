@@ -59,7 +59,9 @@ func gate(fields ...secrets.Field) error {
 
 // oneLineField and textField are gate fields: one-line (titles, names, labels) and
 // multi-line (descriptions, notes, comments).
-func oneLineField(name, s string) secrets.Field { return secrets.Field{Name: name, Text: s, OneLine: true} }
+func oneLineField(name, s string) secrets.Field {
+	return secrets.Field{Name: name, Text: s, OneLine: true}
+}
 func textField(name, s string) secrets.Field { return secrets.Field{Name: name, Text: s} }
 
 func labelFields(name string, labels []string) []secrets.Field {
