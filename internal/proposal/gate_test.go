@@ -170,3 +170,21 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestApproveGatesAnUneditedProposalFromAPull(t *testing.T) {
+	t.Parallel()
+	b := book(t, starter, nil)
+	for i, content := range []string{"title \x1b]0;pwned\a", "Deploy with " + secretstest.Secrets()[0].Text} {
+		p := &Proposal{SchemaVersion: SchemaVersion, ID: "p-pull" + string(rune('a'+i)), Action: ActionAdd, Category: "pitfalls",
+			Content: content, Reason: "r", Status: StatusPending, CreatedAt: now}
+		err := b.Approve(p, "", "human", false, now)
+		var te *secrets.TextError
+		var ref *secrets.RefusedError
+		if !errors.As(err, &te) && !errors.As(err, &ref) {
+			t.Errorf("Approve of %q = %v, want the gate's refusal", content, err)
+		}
+	}
+	if src, _ := os.ReadFile(filepath.Join(b.FactsDir, "pitfalls.md")); string(src) != starter["pitfalls.md"] {
+		t.Errorf("the facts file changed:\n%s", src)
+	}
+}
