@@ -50,7 +50,15 @@ func newTable(env *Env, head ...string) *table {
 	return &table{env: env, head: head}
 }
 
-func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+// row adds a row. Every cell goes through visibleLine: cells hold text
+// from files (titles, facts, names), and a tab or newline in one would
+// break the columns, an escape sequence drive the terminal.
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = visibleLine(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 func (t *table) flush() error {
 	if !t.env.StdoutTTY {

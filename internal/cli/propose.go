@@ -110,7 +110,7 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		return proposalError(err)
 	}
 	for _, s := range p.Similar {
-		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, oneLine(s.Text))
+		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
 	}
 	if p.OverBudget {
 		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
@@ -119,7 +119,7 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err
 	}
-	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, oneLine(p.Content))
+	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, visibleLine(oneLine(p.Content)))
 	return err
 }
 

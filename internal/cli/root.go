@@ -81,9 +81,10 @@ func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
 		}})
 		return code
 	}
-	fmt.Fprintf(env.Err, "memctl: error: %v\n", err)
+	// Messages may quote what a file holds: escaped like any other text.
+	fmt.Fprintf(env.Err, "memctl: error: %s\n", visible(err.Error()))
 	if hint != "" {
-		fmt.Fprintf(env.Err, "memctl: hint: %s\n", hint)
+		fmt.Fprintf(env.Err, "memctl: hint: %s\n", visible(hint))
 	}
 	return code
 }
