@@ -97,6 +97,11 @@ func scriptSetup(env *testscript.Env) error {
 	for _, s := range secretstest.Secrets() {
 		env.Setenv("SECRET_"+s.Kind, s.Text)
 	}
+	// Characters a script cannot type, for the write-gate scripts:
+	// a${NL}b is one argument with a newline in it.
+	for k, v := range map[string]string{"NL": "\n", "CR": "\r", "ESC": "\x1b", "RLO": "\u202e"} {
+		env.Setenv(k, v)
+	}
 	env.Values[lockKey{}] = &lockHolder{}
 	return nil
 }

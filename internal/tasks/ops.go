@@ -34,7 +34,12 @@ type ValidationError struct {
 	Cause error
 }
 
-func (e *ValidationError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
+func (e *ValidationError) Error() string {
+	if e.Cause != nil {
+		return e.Cause.Error() // the gate's message names the field itself
+	}
+	return fmt.Sprintf("%s: %s", e.Field, e.Message)
+}
 
 // Unwrap makes errors.Is(err, ErrInvalid) work, and errors.As reach the
 // cause.
