@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // writeJSON prints v as one indented JSON document. HTML characters are
@@ -35,6 +38,32 @@ type errorBodyJSON struct {
 	ExitCode int    `json:"exit_code"`
 	Message  string `json:"message"`
 	Hint     string `json:"hint"`
+	// Refused is set when the write gate refused text: which field, why
+	// (a secret's rule id, or "control-character") and where.
+	Refused *refusedJSON `json:"refused,omitempty"`
+}
+
+type refusedJSON struct {
+	Field  string `json:"field"`
+	Rule   string `json:"rule"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// refusedDetail is the gate's refusal in err, if any, for the JSON error.
+func refusedDetail(err error) *refusedJSON {
+	var (
+		secret *secrets.RefusedError
+		text   *secrets.TextError
+	)
+	switch {
+	case errors.As(err, &secret) && len(secret.Findings) > 0:
+		f := secret.Findings[0]
+		return &refusedJSON{Field: secret.Field, Rule: f.RuleID, Line: f.Line, Column: f.Column}
+	case errors.As(err, &text):
+		return &refusedJSON{Field: text.Field, Rule: "control-character", Line: text.Line, Column: text.Column}
+	}
+	return nil
 }
 
 // table renders rows for a person: aligned with a header on a terminal,

@@ -77,7 +77,7 @@ func finish(env *Env, cmd *cobra.Command, ran bool, err error) int {
 	hint := hintFor(err)
 	if wantsJSON(cmd) {
 		_ = writeJSON(env.Err, errorJSON{Error: errorBodyJSON{
-			Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint,
+			Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint, Refused: refusedDetail(err),
 		}})
 		return code
 	}
