@@ -33,9 +33,12 @@ func hintFor(err error) string {
 	var cfgErr *config.Error
 	var usage *usageError
 	var secret *secrets.RefusedError
+	var text *secrets.TextError
 	switch {
 	case errors.As(err, &h):
 		return h.hint
+	case errors.As(err, &text):
+		return "remove the character: titles, assignees, labels and ids are one line; other text may hold newlines and tabs but no other control characters, escapes or bidi overrides"
 	case errors.As(err, &secret):
 		return "remove the credential (memory is committed to git and shared); name where it is kept instead, such as the environment variable or the vault path"
 	case errors.Is(err, gitx.ErrNotRepo):
