@@ -156,6 +156,13 @@ func TestWritersRefuseTerminalControls(t *testing.T) {
 			_, err := s.Create(NewIssue{Title: "t", Type: "task", Labels: []string{"a\nb"}}, "bd", Actor{Name: "a"}, gateNow)
 			return err
 		}},
+		{"external dependency id with an escape", func() error {
+			return s.AddDep("bd-a1", "external:x\x1b[2J", DepBlocks, Actor{Name: "a"}, gateNow)
+		}},
+		{"creator name with a newline", func() error {
+			_, err := s.Create(NewIssue{Title: "t", Type: "task"}, "bd", Actor{Name: "a\nb"}, gateNow)
+			return err
+		}},
 		{"comment author with a bidi override", func() error {
 			_, err := s.AddComment("bd-a1", "ev\u202eil", "hi", rand.NewChaCha8([32]byte{}), gateNow)
 			return err

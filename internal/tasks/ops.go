@@ -187,7 +187,8 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 		return nil, err
 	}
 	fields := []secrets.Field{oneLineField("title", n.Title), textField("description", n.Description), textField("design", n.Design),
-		textField("acceptance_criteria", n.Acceptance), textField("notes", n.Notes), oneLineField("assignee", n.Assignee), oneLineField("parent", n.Parent)}
+		textField("acceptance_criteria", n.Acceptance), textField("notes", n.Notes), oneLineField("assignee", n.Assignee), oneLineField("parent", n.Parent),
+		oneLineField("created_by", who.Name), oneLineField("owner", who.Email)}
 	fields = append(fields, labelFields("labels", n.Labels)...)
 	for _, d := range n.Deps {
 		fields = append(fields, oneLineField("deps", d.ID))
@@ -473,6 +474,9 @@ func (s *Store) AddDep(from, to, typ string, who Actor, now time.Time) error {
 	}
 	if from == to {
 		return &ValidationError{Field: "depends_on_id", Message: "an issue cannot depend on itself"}
+	}
+	if err := gate(oneLineField("depends_on_id", to), oneLineField("created_by", who.Name)); err != nil {
+		return err
 	}
 	iss, err := s.Get(from)
 	if err != nil {
