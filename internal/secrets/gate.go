@@ -77,10 +77,11 @@ func checkText(f Field) error {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			what = fmt.Sprintf("byte 0x%02x, which is not UTF-8", s[i])
+		case r == '\n' && f.OneLine:
+			what = "a newline (it must be one line)"
+		case r == '\t' && f.OneLine:
+			what = "a tab (it must be one line)"
 		case r == '\n' || r == '\t':
-			if f.OneLine {
-				what = map[rune]string{'\n': "a newline", '\t': "a tab"}[r] + " (it must be one line)"
-			}
 		case r == '\r':
 			if f.OneLine || !strings.HasPrefix(s[i+1:], "\n") {
 				what = "a carriage return (\\r)"
