@@ -72,9 +72,9 @@ func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b
 
 // Propose files a proposal after the refusal checks (the write gate's
 // control characters and secrets, a fact over [facts] max_fact_chars, an
-// unknown category, read-only category, exact duplicate of a fact or a
-// pending proposal, an unknown fact id). Under an append or readwrite policy it is applied
-// at once. rand supplies the id's nonce.
+// unknown category, a read-only category, an exact duplicate of a fact or
+// a pending proposal, an unknown fact id). Under an append or readwrite
+// policy it is applied at once. rand supplies the id's nonce.
 func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, error) {
 	now = now.UTC().Truncate(time.Second)
 	in.Content = strings.TrimSpace(in.Content)
@@ -168,9 +168,9 @@ func gateInput(in Input) error {
 // checkLength refuses a fact longer than [facts] max_fact_chars (0: no
 // limit), counted in characters.
 func (b *Book) checkLength(text string) error {
-	if max := b.Config.MaxFactChars; max > 0 {
-		if n := utf8.RuneCountInString(text); n > max {
-			return &RefusedError{Reason: fmt.Sprintf("the text is %d characters, over the limit of %d ([facts] max_fact_chars)", n, max),
+	if limit := b.Config.MaxFactChars; limit > 0 {
+		if n := utf8.RuneCountInString(text); n > limit {
+			return &RefusedError{Reason: fmt.Sprintf("the text is %d characters, over the limit of %d ([facts] max_fact_chars)", n, limit),
 				Hint: "state the fact in a sentence or two; keep longer material in a document in the repository and point to it"}
 		}
 	}
