@@ -21,6 +21,7 @@ import (
 	"github.com/memctl/memctl/internal/cli"
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets/secretstest"
 )
 
 // testNow is the clock of every script unless it sets MEMCTL_TEST_NOW.
@@ -105,6 +106,17 @@ func scriptSetup(env *testscript.Env) error {
 	}
 	env.Setenv("MEMCTL", bin)
 	env.Setenv("PATH_WITHOUT_MEMCTL", strings.Join(dirs, string(filepath.ListSeparator)))
+	// Fake credentials for the write-gate scripts, built from pieces so
+	// that no script holds one a secret scanner would flag:
+	// $SECRET_GITHUB, $SECRET_AWS, … (secretstest.Secrets).
+	for _, s := range secretstest.Secrets() {
+		env.Setenv("SECRET_"+s.Kind, s.Text)
+	}
+	// Characters a script cannot type, for the write-gate scripts:
+	// a${NL}b is one argument with a newline in it.
+	for k, v := range map[string]string{"NL": "\n", "CR": "\r", "ESC": "\x1b", "RLO": "\u202e"} {
+		env.Setenv(k, v)
+	}
 	env.Values[lockKey{}] = &lockHolder{}
 	return nil
 }

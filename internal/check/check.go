@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
@@ -34,6 +35,9 @@ const (
 const (
 	RuleFactsBudget     = "facts-budget"
 	RuleFactsFileBudget = "facts-file-budget"
+	RuleFactsBytes      = "facts-bytes"
+	RuleFactsFileBytes  = "facts-file-bytes"
+	RuleFactsFactLength = "facts-fact-length"
 	RuleFactsParse      = "facts-parse"
 	RuleFactsDuplicate  = "facts-duplicate-id"
 	RuleProposalJSON    = "proposal-json"
@@ -61,6 +65,8 @@ type Report struct {
 	Facts     int
 	Lines     int
 	MaxLines  int
+	Bytes     int
+	MaxBytes  int
 	Proposals int
 	Issues    int
 }
@@ -84,7 +90,7 @@ func (r *Report) count(s Severity) int {
 // Run checks the workspace. It returns an error only when it cannot read
 // what it must check; everything wrong inside the files is a finding.
 func Run(ws *config.Workspace, now time.Time) (*Report, error) {
-	r := &Report{MaxLines: ws.Config.Facts.MaxLines}
+	r := &Report{MaxLines: ws.Config.Facts.MaxLines, MaxBytes: ws.Config.Facts.MaxTotalBytes}
 	for _, w := range ws.Warnings {
 		msg := w.Message
 		if w.Key != "" {
@@ -164,14 +170,11 @@ func (r *Report) checkFacts(ws *config.Workspace) error {
 		}
 	}
 	if r.Lines > cfg.MaxLines {
-		file := config.FactsDir
-		if len(l.Files) > 0 {
-			file = largest(l.Files).Path
-		}
-		r.add(Finding{Severity: Error, Rule: RuleFactsBudget, File: file,
+		r.add(Finding{Severity: Error, Rule: RuleFactsBudget, File: largestPath(l, func(f *ledger.File) int { return f.Lines }),
 			Message: fmt.Sprintf("facts total %d lines, over the budget of %d (largest file named)", r.Lines, cfg.MaxLines),
 			Hint:    "remove or merge facts (memctl facts --stats shows lines per file), or raise [facts] max_lines in " + config.ConfigFile})
 	}
+	r.checkSizes(l, cfg)
 	for _, d := range l.Duplicates() {
 		first := d.Facts[0]
 		for _, dup := range d.Facts[1:] {
@@ -186,15 +189,46 @@ func (r *Report) checkFacts(ws *config.Workspace) error {
 	return nil
 }
 
-// largest is the file to point at when the total budget is exceeded.
-func largest(files []*ledger.File) *ledger.File {
-	best := files[0]
-	for _, f := range files[1:] {
-		if f.Lines > best.Lines {
+// checkSizes applies the byte budgets, which catch what lines cannot (a
+// megabyte on one line), and warns about facts longer than propose
+// accepts: a person may write a longer one by hand, the byte budget is
+// what fails.
+func (r *Report) checkSizes(l *ledger.Ledger, cfg config.Facts) {
+	r.Bytes = l.Bytes()
+	for _, f := range l.Files {
+		if f.Bytes > cfg.MaxFileBytes {
+			r.add(Finding{Severity: Error, Rule: RuleFactsFileBytes, File: f.Path, Line: f.LineAtByte(cfg.MaxFileBytes),
+				Message: fmt.Sprintf("%d bytes, over the per-file budget of %d", f.Bytes, cfg.MaxFileBytes),
+				Hint:    "shorten or remove long facts in this file (memctl propose --action update or remove), split it by topic, or raise [facts] max_file_bytes in " + config.ConfigFile})
+		}
+		for _, fact := range f.Facts {
+			if n := utf8.RuneCountInString(fact.Text); n > cfg.MaxFactChars {
+				r.add(Finding{Severity: Warning, Rule: RuleFactsFactLength, File: f.Path, Line: fact.Line,
+					Message: fmt.Sprintf("fact %s is %d characters, over [facts] max_fact_chars = %d", fact.ID, n, cfg.MaxFactChars),
+					Hint:    "state the fact in a sentence or two and point to a document in the repository for the rest"})
+			}
+		}
+	}
+	if r.Bytes > cfg.MaxTotalBytes {
+		r.add(Finding{Severity: Error, Rule: RuleFactsBytes, File: largestPath(l, func(f *ledger.File) int { return f.Bytes }),
+			Message: fmt.Sprintf("facts total %d bytes, over the budget of %d (largest file named)", r.Bytes, cfg.MaxTotalBytes),
+			Hint:    "shorten, remove or merge facts (memctl facts --stats shows the size of each file), or raise [facts] max_total_bytes in " + config.ConfigFile})
+	}
+}
+
+// largestPath is the file to point at when a total budget is exceeded:
+// the largest by size, or the facts directory when there are no files.
+func largestPath(l *ledger.Ledger, size func(*ledger.File) int) string {
+	if len(l.Files) == 0 {
+		return config.FactsDir
+	}
+	best := l.Files[0]
+	for _, f := range l.Files[1:] {
+		if size(f) > size(best) {
 			best = f
 		}
 	}
-	return best
+	return best.Path
 }
 
 func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {

@@ -75,6 +75,49 @@ func TestRun(t *testing.T) {
 	}
 }
 
+func TestRunByteBudgetsAndFactLength(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default("t")
+	cfg.Facts.MaxTotalBytes, cfg.Facts.MaxFileBytes, cfg.Facts.MaxFactChars = 300, 100, 50
+	long := strings.Repeat("é", 60) // 60 characters, 120 bytes: chars, not bytes, are limited
+	facts := map[string]string{
+		".ledger/facts/a.md": "# A\n\n- one\n- two\n",
+		// One long line: the line budget cannot see it. Byte 100 is on line 3.
+		".ledger/facts/b.md": "# B\n\n- " + long + "\n- " + strings.Repeat("x", 40) + "\n",
+		".ledger/facts/c.md": "# C\n\n- " + strings.Repeat("y", 49) + "\n- " + strings.Repeat("z", 20) + "\n",
+	}
+	total := 0
+	for _, body := range facts {
+		total += len(body)
+	}
+	facts["AGENTS.md"] = agents.Block()
+	ws := workspace(t, cfg, facts)
+	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"facts-file-bytes .ledger/facts/b.md:3",
+		"facts-fact-length .ledger/facts/b.md:3",
+	}, "\n")
+	if got := rules(r); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if r.Errors() != 1 || r.Warnings() != 1 || r.Bytes != total || r.MaxBytes != 300 {
+		t.Errorf("errors %d, warnings %d, bytes %d", r.Errors(), r.Warnings(), r.Bytes)
+	}
+
+	cfg.Facts.MaxTotalBytes = 200
+	ws.Config = cfg
+	r, err = Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(r); !strings.Contains(got, "facts-bytes .ledger/facts/b.md:0") {
+		t.Errorf("no total byte budget finding naming the largest file:\n%s", got)
+	}
+}
+
 func TestRunDisabledLayersAreSkipped(t *testing.T) {
 	t.Parallel()
 	cfg := config.Default("t")

@@ -22,8 +22,9 @@ func newCheckCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Check budgets and files in CI: exit 0 clean, 1 findings, 2 usage or internal error",
-		Long: `Check audits the workspace the way CI should: the facts line budgets (total
-and per file), facts files that do not parse, duplicate fact ids, proposal
+		Long: `Check audits the workspace the way CI should: the facts line and byte
+budgets (total and per file), facts longer than [facts] max_fact_chars (a
+warning), facts files that do not parse, duplicate fact ids, proposal
 files that are not JSON objects, lines of .beads/issues.jsonl that are not
 records with an id and a title, a missing or outdated AGENTS.md block, and
 memctl files that a merge left unmerged in the git index (which can look
@@ -66,6 +67,8 @@ type checkSummaryJSON struct {
 	Facts     int `json:"facts"`
 	Lines     int `json:"lines"`
 	MaxLines  int `json:"max_lines"`
+	Bytes     int `json:"bytes"`
+	MaxBytes  int `json:"max_bytes"`
 	Proposals int `json:"proposals"`
 	Issues    int `json:"issues"`
 }
@@ -119,7 +122,7 @@ func runCheck(_ context.Context, env *Env, opts checkOptions) error {
 func writeCheckJSON(w io.Writer, r *check.Report) error {
 	out := checkJSON{SchemaVersion: 1, OK: r.Errors() == 0, Findings: make([]checkFindingJSON, 0, len(r.Findings)),
 		Summary: checkSummaryJSON{Errors: r.Errors(), Warnings: r.Warnings(), Facts: r.Facts, Lines: r.Lines,
-			MaxLines: r.MaxLines, Proposals: r.Proposals, Issues: r.Issues}}
+			MaxLines: r.MaxLines, Bytes: r.Bytes, MaxBytes: r.MaxBytes, Proposals: r.Proposals, Issues: r.Issues}}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, checkFindingJSON{Severity: string(f.Severity), Rule: f.Rule,
 			File: f.File, Line: f.Line, Message: f.Message, Hint: f.Hint})

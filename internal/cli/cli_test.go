@@ -12,6 +12,7 @@ import (
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 func TestEveryCommandHasShortAndExample(t *testing.T) {
@@ -44,6 +45,8 @@ func TestExitCode(t *testing.T) {
 		{nil, 0},
 		{errors.New("boom"), 1},
 		{wrap(usagef(errors.New("bad flag"))), 2},
+		{wrap(&secrets.TextError{Field: "title"}), 2},
+		{wrap(&secrets.RefusedError{Field: "notes"}), 1},
 		{wrap(ledger.ErrUnknownCategory), 3},
 		{wrap(&notFoundError{errors.New("x")}), 3},
 		{wrap(config.ErrNoWorkspace), 4},

@@ -91,7 +91,7 @@ func runComments(ctx context.Context, env *Env, id string, asJSON bool) error {
 		env.notef("no comments on %s", id)
 	}
 	for _, c := range cs {
-		fmt.Fprintf(env.Out, "%s  %s\n%s\n\n", c.CreatedAt.UTC().Format(time.RFC3339), c.Author, indent(c.Text))
+		fmt.Fprintf(env.Out, "%s  %s\n%s\n\n", c.CreatedAt.UTC().Format(time.RFC3339), visibleLine(c.Author), indent(visible(c.Text)))
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func writeLabels(env *Env, iss *tasks.Issue, asJSON bool) error {
 		return writeJSON(env.Out, nonNil(iss.Labels))
 	}
 	for _, l := range iss.Labels {
-		fmt.Fprintln(env.Out, l)
+		fmt.Fprintln(env.Out, visibleLine(l))
 	}
 	return nil
 }

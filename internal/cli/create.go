@@ -95,7 +95,7 @@ func runCreate(ctx context.Context, env *Env, opts createOptions) error {
 	case opts.json:
 		err = writeJSON(env.Out, createObject(iss))
 	default:
-		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", iss.ID, iss.Title)
+		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", iss.ID, visibleLine(iss.Title))
 	}
 	return err
 }

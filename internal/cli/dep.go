@@ -188,7 +188,7 @@ func runDepTree(ctx context.Context, env *Env, id string, opts depOptions) error
 		if n.Truncated {
 			more = " …"
 		}
-		fmt.Fprintf(env.Out, "%s%s [%s P%d] %s%s%s\n", strings.Repeat("  ", n.Depth), n.Issue.ID, n.Issue.Status, n.Issue.Priority, n.Issue.Title, edge, more)
+		fmt.Fprintf(env.Out, "%s%s [%s P%d] %s%s%s\n", strings.Repeat("  ", n.Depth), visibleLine(n.Issue.ID), visibleLine(n.Issue.Status), n.Issue.Priority, visibleLine(n.Issue.Title), visibleLine(edge), more)
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func newDepCyclesCmd(env *Env) *cobra.Command {
 				env.notef("no dependency cycles")
 			}
 			for _, c := range cycles {
-				fmt.Fprintln(env.Out, strings.Join(c, " → "))
+				fmt.Fprintln(env.Out, visibleLine(strings.Join(c, " → ")))
 			}
 			return nil
 		},

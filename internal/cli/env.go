@@ -136,10 +136,10 @@ func (e *Env) close() {
 
 // warnf prints a warning on stderr.
 func (e *Env) warnf(format string, args ...any) {
-	fmt.Fprintf(e.Err, "memctl: warning: "+format+"\n", args...)
+	fmt.Fprintf(e.Err, "memctl: warning: %s\n", visible(fmt.Sprintf(format, args...)))
 }
 
 // notef prints a note on stderr.
 func (e *Env) notef(format string, args ...any) {
-	fmt.Fprintf(e.Err, "memctl: "+format+"\n", args...)
+	fmt.Fprintf(e.Err, "memctl: %s\n", visible(fmt.Sprintf(format, args...)))
 }

@@ -79,7 +79,7 @@ func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrie
 	}
 	rep, err := recall.Evaluate(ctx, dir, eo)
 	if errors.Is(err, fs.ErrNotExist) {
-		return withHint(&notFoundError{err}, "DIR must hold corpus.jsonl, queries.jsonl and qrels.tsv (docs/recall.md)")
+		return withHint(&notFoundError{err}, "DIR must hold corpus.jsonl, queries.jsonl and qrels.tsv (memctl help recall)")
 	}
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -51,6 +52,7 @@ func exitCode(err error) int {
 		usage  *usageError
 		silent *silentError
 		nf     *notFoundError
+		text   *secrets.TextError
 	)
 	switch {
 	case err == nil:
@@ -59,7 +61,7 @@ func exitCode(err error) int {
 		return silent.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.As(err, &text):
 		return exitUsage
 	case errors.Is(err, gitx.ErrNotRepo), errors.Is(err, config.ErrNoWorkspace):
 		return exitNoWorkspace

@@ -22,7 +22,7 @@ func newFactsCmd(env *Env) *cobra.Command {
 	var opts factsOptions
 	cmd := &cobra.Command{
 		Use:   "facts [category]",
-		Short: "List the human-verified facts, or their line budgets with --stats",
+		Short: "List the human-verified facts, or their line and byte budgets with --stats",
 		Long: `Facts lists the facts in .ledger/facts/*.md: every top-level list item of a
 category file is one fact. Each has a stable id: the one written in the fact
 as <!-- id:… -->, or else one derived from its category and text.`,
@@ -37,7 +37,7 @@ as <!-- id:… -->, or else one derived from its category and text.`,
 			return runFacts(cmd.Context(), env, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.stats, "stats", false, "show lines per file against the budgets")
+	cmd.Flags().BoolVar(&opts.stats, "stats", false, "show lines and bytes per file against the budgets")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -64,6 +64,8 @@ type factStatsJSON struct {
 	Files         []factsFileJSON `json:"files"`
 	Lines         int             `json:"lines"`
 	MaxLines      int             `json:"max_lines"`
+	Bytes         int             `json:"bytes"`
+	MaxTotalBytes int             `json:"max_total_bytes"`
 }
 
 type factsFileJSON struct {
@@ -72,6 +74,8 @@ type factsFileJSON struct {
 	Lines        int    `json:"lines"`
 	MaxFileLines int    `json:"max_file_lines"`
 	Facts        int    `json:"facts"`
+	Bytes        int    `json:"bytes"`
+	MaxFileBytes int    `json:"max_file_bytes"`
 }
 
 func runFacts(_ context.Context, env *Env, opts factsOptions) error {
@@ -128,23 +132,27 @@ func runFacts(_ context.Context, env *Env, opts factsOptions) error {
 
 func writeFactStats(env *Env, l *ledger.Ledger, cfg config.Facts, asJSON bool) error {
 	if asJSON {
-		out := factStatsJSON{SchemaVersion: 1, Files: make([]factsFileJSON, 0, len(l.Files)), Lines: l.Lines(), MaxLines: cfg.MaxLines}
+		out := factStatsJSON{SchemaVersion: 1, Files: make([]factsFileJSON, 0, len(l.Files)), Lines: l.Lines(), MaxLines: cfg.MaxLines,
+			Bytes: l.Bytes(), MaxTotalBytes: cfg.MaxTotalBytes}
 		for _, f := range l.Files {
-			out.Files = append(out.Files, factsFileJSON{File: f.Path, Category: f.Category, Lines: f.Lines, MaxFileLines: cfg.MaxFileLines, Facts: len(f.Facts)})
+			out.Files = append(out.Files, factsFileJSON{File: f.Path, Category: f.Category, Lines: f.Lines, MaxFileLines: cfg.MaxFileLines,
+				Facts: len(f.Facts), Bytes: f.Bytes, MaxFileBytes: cfg.MaxFileBytes})
 		}
 		return writeJSON(env.Out, out)
 	}
-	t := newTable(env, "FILE", "FACTS", "LINES", "BUDGET", "USED")
+	t := newTable(env, "FILE", "FACTS", "LINES", "BUDGET", "USED", "BYTES", "BYTE BUDGET", "USED")
 	facts := 0
 	for _, f := range l.Files {
 		facts += len(f.Facts)
-		t.row(f.Path, strconv.Itoa(len(f.Facts)), strconv.Itoa(f.Lines), strconv.Itoa(cfg.MaxFileLines), overBudget(f.Lines, cfg.MaxFileLines))
+		t.row(f.Path, strconv.Itoa(len(f.Facts)), strconv.Itoa(f.Lines), strconv.Itoa(cfg.MaxFileLines), overBudget(f.Lines, cfg.MaxFileLines),
+			strconv.Itoa(f.Bytes), strconv.Itoa(cfg.MaxFileBytes), overBudget(f.Bytes, cfg.MaxFileBytes))
 	}
-	t.row("total", strconv.Itoa(facts), strconv.Itoa(l.Lines()), strconv.Itoa(cfg.MaxLines), overBudget(l.Lines(), cfg.MaxLines))
+	t.row("total", strconv.Itoa(facts), strconv.Itoa(l.Lines()), strconv.Itoa(cfg.MaxLines), overBudget(l.Lines(), cfg.MaxLines),
+		strconv.Itoa(l.Bytes()), strconv.Itoa(cfg.MaxTotalBytes), overBudget(l.Bytes(), cfg.MaxTotalBytes))
 	return t.flush()
 }
 
-// overBudget marks a line count over its budget, and shows how full it is.
+// overBudget marks a line or byte count over its budget, and shows how full it is.
 func overBudget(lines, budget int) string {
 	pct := lines * 100 / budget
 	if lines > budget {

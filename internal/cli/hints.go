@@ -6,6 +6,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // hintError carries the hint a command attached to an error.
@@ -31,9 +32,15 @@ func hintFor(err error) string {
 	var h *hintError
 	var cfgErr *config.Error
 	var usage *usageError
+	var secret *secrets.RefusedError
+	var text *secrets.TextError
 	switch {
 	case errors.As(err, &h):
 		return h.hint
+	case errors.As(err, &text):
+		return "remove the character: titles, assignees, labels and ids are one line; other text may hold newlines and tabs but no other control characters, escapes or bidi overrides"
+	case errors.As(err, &secret):
+		return "remove the credential (memory is committed to git and shared); name where it is kept instead, such as the environment variable or the vault path"
 	case errors.Is(err, gitx.ErrNotRepo):
 		return `memctl keeps its files in a git repository: run "git init" first, then "memctl init"`
 	case errors.Is(err, config.ErrNoWorkspace):

@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // writeJSON prints v as one indented JSON document. HTML characters are
@@ -38,6 +41,9 @@ type errorBodyJSON struct {
 	// Failed lists each id a batch command (close, reopen, update, show)
 	// could not handle; absent for other errors.
 	Failed []failedJSON `json:"failed,omitempty"`
+	// Refused is set when the write gate refused text: which field, why
+	// (a secret's rule id, or "control-character") and where.
+	Refused *refusedJSON `json:"refused,omitempty"`
 }
 
 // failedJSON is one id of a batch that failed.
@@ -47,6 +53,29 @@ type failedJSON struct {
 	ExitCode int    `json:"exit_code"`
 	Message  string `json:"message"`
 	Hint     string `json:"hint"`
+}
+
+type refusedJSON struct {
+	Field  string `json:"field"`
+	Rule   string `json:"rule"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// refusedDetail is the gate's refusal in err, if any, for the JSON error.
+func refusedDetail(err error) *refusedJSON {
+	var (
+		secret *secrets.RefusedError
+		text   *secrets.TextError
+	)
+	switch {
+	case errors.As(err, &secret) && len(secret.Findings) > 0:
+		f := secret.Findings[0]
+		return &refusedJSON{Field: secret.Field, Rule: f.RuleID, Line: f.Line, Column: f.Column}
+	case errors.As(err, &text):
+		return &refusedJSON{Field: text.Field, Rule: "control-character", Line: text.Line, Column: text.Column}
+	}
+	return nil
 }
 
 // table renders rows for a person: aligned with a header on a terminal,
@@ -62,7 +91,15 @@ func newTable(env *Env, head ...string) *table {
 	return &table{env: env, head: head}
 }
 
-func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+// row adds a row. Every cell goes through visibleLine: cells hold text
+// from files (titles, facts, names), and a tab or newline in one would
+// break the columns, an escape sequence drive the terminal.
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = visibleLine(c)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 func (t *table) flush() error {
 	if !t.env.StdoutTTY {

@@ -70,7 +70,9 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 	d := Decision{Choice: choice}
 	switch choice {
 	case choiceEdit:
-		d.Text = p.Content
+		// Escaped like the screen: the file may come from a pull, and the
+		// gate refuses the raw characters on approval anyway.
+		d.Text = visible(p.Content)
 		field := huh.NewText().Title("The fact as it should read").Value(&d.Text)
 		if err := h.run(ctx, field); err != nil {
 			return Decision{}, err

@@ -18,7 +18,7 @@ import (
 type proposeOptions struct {
 	category, text, reason, action, fact, author string
 	evidence                                     []string
-	json                                         bool
+	json, newCategory                            bool
 }
 
 func newProposeCmd(env *Env) *cobra.Command {
@@ -47,6 +47,7 @@ append or readwrite policy ([facts.policy]) it is applied at once.`,
 	f.StringVar(&opts.fact, "fact", "", "the fact `id` to update or remove")
 	f.StringArrayVar(&opts.evidence, "evidence", nil, "evidence `kind:ref` (run, task, commit, file, url); repeatable")
 	f.StringVar(&opts.author, "author", "", "who proposes (default: the actor)")
+	f.BoolVar(&opts.newCategory, "new-category", false, "allow a category that has no facts file yet (lower-case snake_case); approving creates the file")
 	f.BoolVar(&opts.json, "json", false, "print the stored proposal as JSON")
 	return cmd
 }
@@ -104,12 +105,12 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		}()
 	}
 	p, err := book.Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
-		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
+		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev, NewCategory: opts.newCategory}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)
 	}
 	for _, s := range p.Similar {
-		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, oneLine(s.Text))
+		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
 	}
 	if p.OverBudget {
 		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
@@ -118,7 +119,7 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err
 	}
-	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, oneLine(p.Content))
+	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, visibleLine(oneLine(p.Content)))
 	return err
 }
 
@@ -154,8 +155,18 @@ func proposalError(err error) error {
 		ref *proposal.RefusedError
 		st  *proposal.StateError
 		bud *proposal.BudgetError
+		cat *proposal.CategoryError
 	)
 	switch {
+	case errors.As(err, &cat):
+		hint := ""
+		if cat.Suggestion != "" {
+			hint = fmt.Sprintf("did you mean %q? ", cat.Suggestion)
+		}
+		if len(cat.Known) > 0 {
+			hint += fmt.Sprintf("categories are the files in %s: %s; ", config.FactsDir, strings.Join(cat.Known, ", "))
+		}
+		return withHint(err, hint+"to start a new category, add --new-category")
 	case errors.As(err, &ref):
 		return withHint(err, ref.Hint)
 	case errors.As(err, &st):

@@ -117,11 +117,12 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 		if r.Source.Line > 0 {
 			loc += fmt.Sprintf(":%d", r.Source.Line)
 		}
-		fmt.Fprintf(env.Out, "%d. [%s] %s  %s\n", i+1, r.Kind, r.ID, highlight(env, r.Title, r.Matched))
+		// Escaped before highlight adds its own escapes.
+		fmt.Fprintf(env.Out, "%d. [%s] %s  %s\n", i+1, r.Kind, visibleLine(r.ID), highlight(env, visibleLine(r.Title), r.Matched))
 		if r.Snippet != "" && r.Snippet != r.Title {
-			fmt.Fprintf(env.Out, "   %s\n", highlight(env, r.Snippet, r.Matched))
+			fmt.Fprintf(env.Out, "   %s\n", highlight(env, visibleLine(r.Snippet), r.Matched))
 		}
-		fmt.Fprintf(env.Out, "   %s  score %.4f\n", loc, r.Score)
+		fmt.Fprintf(env.Out, "   %s  score %.4f\n", visibleLine(loc), r.Score)
 	}
 	return nil
 }

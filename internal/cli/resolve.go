@@ -43,7 +43,7 @@ stopped is refused unless --force.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runResolve(cmd.Context(), env, args, opts) },
 	}
 	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite a file that was edited since the merge stopped")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 

@@ -213,7 +213,7 @@ func decide(env *Env, ws *config.Workspace, book *proposal.Book, p *proposal.Pro
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err
 	}
-	fmt.Fprintf(env.Out, "%s\t%s\t%s\n", p.ID, p.Status, p.AppliedFactID)
+	fmt.Fprintf(env.Out, "%s\t%s\t%s\n", visibleLine(p.ID), p.Status, visibleLine(p.AppliedFactID))
 	return nil
 }
 
@@ -236,8 +236,14 @@ func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
 	return e.identity(ws, flag)
 }
 
-// reviewScreen is what a reviewer sees for one proposal.
+// reviewScreen is what a reviewer sees for one proposal. The proposal
+// file may come from a pull, so every field is escaped (visible) before
+// it reaches the terminal.
 func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
+	return visible(reviewText(book, p))
+}
+
+func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", p.ID, p.Status, dash(p.Author), p.CreatedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "Category: %s   Action: %s\n", p.Category, p.Action)

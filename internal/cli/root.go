@@ -99,7 +99,7 @@ func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	var b *batchError
 	isBatch := errors.As(err, &b)
 	if wantsJSON(cmd) || (!ran && argsJSON) {
-		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint}
+		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint, Refused: refusedDetail(err)}
 		if isBatch {
 			body.Failed = make([]failedJSON, 0, len(b.failed))
 			for _, f := range b.failed {
@@ -123,10 +123,12 @@ func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	return code
 }
 
+// writeErrorText prints an error and its hint for a person. Messages may
+// quote what a file holds: escaped like any other text.
 func writeErrorText(env *Env, msg, hint string) {
-	fmt.Fprintf(env.Err, "memctl: error: %s\n", msg)
+	fmt.Fprintf(env.Err, "memctl: error: %s\n", visible(msg))
 	if hint != "" {
-		fmt.Fprintf(env.Err, "memctl: hint: %s\n", hint)
+		fmt.Fprintf(env.Err, "memctl: hint: %s\n", visible(hint))
 	}
 }
 

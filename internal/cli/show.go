@@ -68,19 +68,21 @@ func runShow(ctx context.Context, env *Env, ids []string, opts showOptions) erro
 
 func writeShowText(env *Env, g *tasks.Graph, s *tasks.Store, iss *tasks.Issue) {
 	w := env.Out
-	fmt.Fprintf(w, "%s: %s\n", iss.ID, iss.Title)
-	fmt.Fprintf(w, "Status: %s   Priority: P%d   Type: %s   Assignee: %s\n", iss.Status, iss.Priority, iss.IssueType, dash(iss.Assignee))
+	// Every field comes from issues.jsonl, which a pull may have written:
+	// one-line fields go through visibleLine, text through visible.
+	fmt.Fprintf(w, "%s: %s\n", visibleLine(iss.ID), visibleLine(iss.Title))
+	fmt.Fprintf(w, "Status: %s   Priority: P%d   Type: %s   Assignee: %s\n", visibleLine(iss.Status), iss.Priority, visibleLine(iss.IssueType), visibleLine(dash(iss.Assignee)))
 	if len(iss.Labels) > 0 {
-		fmt.Fprintf(w, "Labels: %s\n", strings.Join(iss.Labels, ", "))
+		fmt.Fprintf(w, "Labels: %s\n", visibleLine(strings.Join(iss.Labels, ", ")))
 	}
 	if by := g.BlockedBy(iss); len(by) > 0 {
-		fmt.Fprintf(w, "Blocked by: %s\n", strings.Join(by, ", "))
+		fmt.Fprintf(w, "Blocked by: %s\n", visibleLine(strings.Join(by, ", ")))
 	}
 	for _, sec := range []struct{ name, text string }{
 		{"Description", iss.Description}, {"Design", iss.Design}, {"Acceptance criteria", iss.AcceptanceCriteria}, {"Notes", iss.Notes},
 	} {
 		if sec.text != "" {
-			fmt.Fprintf(w, "\n%s:\n%s\n", sec.name, indent(sec.text))
+			fmt.Fprintf(w, "\n%s:\n%s\n", sec.name, indent(visible(sec.text)))
 		}
 	}
 	if len(iss.Deps) > 0 {
@@ -91,17 +93,17 @@ func writeShowText(env *Env, g *tasks.Graph, s *tasks.Store, iss *tasks.Issue) {
 			if t, err := s.Get(d.DependsOnID); err == nil {
 				title, status = t.Title, t.Status
 			}
-			fmt.Fprintf(w, "  %s (%s) %s [%s]\n", d.DependsOnID, d.Type, title, status)
+			fmt.Fprintf(w, "  %s (%s) %s [%s]\n", visibleLine(d.DependsOnID), visibleLine(d.Type), visibleLine(title), visibleLine(status))
 		}
 	}
 	if deps := g.Dependents(iss.ID); len(deps) > 0 {
 		fmt.Fprintln(w, "\nDependents:")
 		for _, d := range deps {
-			fmt.Fprintf(w, "  %s %s [%s]\n", d.ID, d.Title, d.Status)
+			fmt.Fprintf(w, "  %s %s [%s]\n", visibleLine(d.ID), visibleLine(d.Title), visibleLine(d.Status))
 		}
 	}
 	for _, c := range s.Comments(iss) {
-		fmt.Fprintf(w, "\nComment by %s at %s:\n%s\n", c.Author, c.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), indent(c.Text))
+		fmt.Fprintf(w, "\nComment by %s at %s:\n%s\n", visibleLine(c.Author), c.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), indent(visible(c.Text)))
 	}
 }
 

@@ -21,10 +21,18 @@ import (
 
 // Default budgets. A ledger is read into every session's context, so it is
 // kept small on purpose: 800 lines is roughly 10k tokens.
+// The byte budgets bound the same cost where lines do not (one line can
+// be a megabyte): 64 KiB is about 16k tokens, 800 lines of 80 bytes; a
+// file gets a quarter of it, as it gets a quarter of the lines. A single
+// fact is at most 1,000 characters, a long paragraph: anything longer is
+// a document, which belongs in the repository, not in every session.
 const (
-	DefaultMaxLines     = 800
-	DefaultMaxFileLines = 200
-	DefaultEmbed        = "builtin"
+	DefaultMaxLines      = 800
+	DefaultMaxFileLines  = 200
+	DefaultMaxTotalBytes = 64 << 10
+	DefaultMaxFileBytes  = 16 << 10
+	DefaultMaxFactChars  = 1000
+	DefaultEmbed         = "builtin"
 )
 
 // Config is the content of .ledger/config.toml with defaults applied.
@@ -88,6 +96,13 @@ type Facts struct {
 	MaxLines int `toml:"max_lines"`
 	// MaxFileLines is the line budget of each facts file.
 	MaxFileLines int `toml:"max_file_lines"`
+	// MaxTotalBytes and MaxFileBytes are the byte budgets beside the line
+	// budgets, for all files together and for each file.
+	MaxTotalBytes int `toml:"max_total_bytes"`
+	MaxFileBytes  int `toml:"max_file_bytes"`
+	// MaxFactChars is the longest fact, in characters, that propose and
+	// an edited approval accept.
+	MaxFactChars int `toml:"max_fact_chars"`
 	// Policy maps a category to its write policy; unlisted categories use
 	// PolicyReview.
 	Policy map[string]string `toml:"policy"`
@@ -123,7 +138,8 @@ type Embed struct {
 // leaves a key out. prefix is the task-id prefix.
 func Default(prefix string) Config {
 	return Config{
-		Facts:  Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines, Policy: map[string]string{}},
+		Facts: Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines,
+			MaxTotalBytes: DefaultMaxTotalBytes, MaxFileBytes: DefaultMaxFileBytes, MaxFactChars: DefaultMaxFactChars, Policy: map[string]string{}},
 		Tasks:  Tasks{Enabled: true, Prefix: prefix},
 		Runs:   Layer{Enabled: true},
 		Index:  Layer{Enabled: true},
@@ -251,6 +267,14 @@ func (c *Config) validate(name string) error {
 	}
 	if c.Facts.MaxFileLines <= 0 {
 		return &Error{File: name, Key: "facts.max_file_lines", Message: fmt.Sprintf("must be a positive number of lines, not %d", c.Facts.MaxFileLines)}
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"facts.max_total_bytes", c.Facts.MaxTotalBytes}, {"facts.max_file_bytes", c.Facts.MaxFileBytes}, {"facts.max_fact_chars", c.Facts.MaxFactChars}} {
+		if k.v <= 0 {
+			return &Error{File: name, Key: k.key, Message: fmt.Sprintf("must be a positive number, not %d", k.v)}
+		}
 	}
 	if !ValidPrefix(c.Tasks.Prefix) {
 		return &Error{File: name, Key: "tasks.prefix", Message: fmt.Sprintf("%q is not a task-id prefix: use lower-case letters, digits and '-', starting with a letter or digit", c.Tasks.Prefix)}

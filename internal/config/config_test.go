@@ -96,6 +96,26 @@ func TestParse(t *testing.T) {
 			}
 		}
 	})
+	t.Run("size limits default when missing and must be positive", func(t *testing.T) {
+		cfg, _, err := Parse([]byte("[facts]\nmax_lines = 300\n"), "c.toml", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Facts.MaxFactChars != 1000 || cfg.Facts.MaxFileBytes != DefaultMaxFileBytes || cfg.Facts.MaxTotalBytes != DefaultMaxTotalBytes {
+			t.Errorf("got %+v", cfg.Facts)
+		}
+		cfg, _, err = Parse([]byte("[facts]\nmax_fact_chars = 50\nmax_file_bytes = 900\nmax_total_bytes = 2000\n"), "c.toml", base)
+		if err != nil || cfg.Facts.MaxFactChars != 50 || cfg.Facts.MaxFileBytes != 900 || cfg.Facts.MaxTotalBytes != 2000 {
+			t.Errorf("got %+v, %v", cfg.Facts, err)
+		}
+		for _, key := range []string{"max_total_bytes", "max_file_bytes", "max_fact_chars"} {
+			_, _, err := Parse([]byte("[facts]\n"+key+" = 0\n"), "c.toml", base)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != "facts."+key {
+				t.Errorf("%s = 0: err = %#v", key, err)
+			}
+		}
+	})
 	t.Run("bad prefix", func(t *testing.T) {
 		_, _, err := Parse([]byte("[tasks]\nprefix = \"a.b\"\n"), "c.toml", base)
 		var ce *Error

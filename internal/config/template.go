@@ -22,6 +22,14 @@ enabled = %t
 max_lines = %d
 # Line budget for any one facts file.
 max_file_lines = %d
+# Byte budgets beside the line budgets, for all facts files together and
+# for any one file: a single line can be long. 64 KiB is about 16k tokens.
+max_total_bytes = %d
+max_file_bytes = %d
+# The longest fact, in characters, that "memctl propose" and an edited
+# approval accept. Longer text is a document: keep it in the repository
+# and state the fact that points to it.
+max_fact_chars = %d
 
 [facts.policy]
 # How agents' proposals reach a facts file, per category (file name):
@@ -84,7 +92,7 @@ enabled = %t
 # memctl check warns about pending proposals older than this many days
 # (0: never).
 stale_days = %d
-`, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines,
+`, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines, d.Facts.MaxTotalBytes, d.Facts.MaxFileBytes, d.Facts.MaxFactChars,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
 		d.Runs.Enabled, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,

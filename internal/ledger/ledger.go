@@ -107,6 +107,15 @@ func (l *Ledger) Lines() int {
 	return n
 }
 
+// Bytes is the size of all facts files together.
+func (l *Ledger) Bytes() int {
+	n := 0
+	for _, f := range l.Files {
+		n += f.Bytes
+	}
+	return n
+}
+
 // Duplicate is a fact id used by more than one fact.
 type Duplicate struct {
 	ID    string

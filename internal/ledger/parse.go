@@ -52,9 +52,23 @@ type File struct {
 	// Path is relative to the workspace root, slash-separated.
 	Path string
 	// Lines counts lines as wc -l does, plus a last line without newline.
-	Lines    int
+	Lines int
+	// Bytes is the file's size.
+	Bytes    int
 	Facts    []Fact
 	Problems []Problem
+
+	src []byte
+}
+
+// LineAtByte is the 1-based line that holds byte offset off of the file
+// (the last line for an offset past the end): where a byte budget is
+// crossed.
+func (f *File) LineAtByte(off int) int {
+	if off >= len(f.src) {
+		return max(f.Lines, 1)
+	}
+	return lineAt(f.src, off)
 }
 
 // idComment matches an explicit fact id: <!-- id:f-abc1234 -->.
@@ -81,7 +95,7 @@ func CountLines(src []byte) int {
 // Parse reads one facts file. It never fails: what it cannot read becomes a
 // Problem, and the facts it could read are still returned.
 func Parse(category, path string, src []byte) *File {
-	f := &File{Category: category, Path: path, Lines: CountLines(src)}
+	f := &File{Category: category, Path: path, Lines: CountLines(src), Bytes: len(src), src: src}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		f.Problems = append(f.Problems, Problem{Line: lineAt(src, i), Message: "contains a NUL byte; facts files are text"})
 		return f

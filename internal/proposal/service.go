@@ -1,6 +1,7 @@
 package proposal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
@@ -58,16 +60,21 @@ func (e *BudgetError) Error() string {
 type Input struct {
 	Action, Category, FactID, Content, Reason, Author string
 	Evidence                                          []Evidence
+	// NewCategory allows an add to a category that has no facts file yet;
+	// its approval creates the file. Without it such an add is a
+	// *CategoryError, so a typo does not start a new file.
+	NewCategory bool
 }
 
 var categoryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
 
 func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b.FactsRel) }
 
-// Propose files a proposal after the refusal checks (read-only category,
-// exact duplicate of a fact or a pending proposal, a secret in the text,
-// an unknown fact id). Under an append or readwrite policy it is applied
-// at once. rand supplies the id's nonce.
+// Propose files a proposal after the refusal checks (the write gate's
+// control characters and secrets, a fact over [facts] max_fact_chars, an
+// unknown category, a read-only category, an exact duplicate of a fact or
+// a pending proposal, an unknown fact id). Under an append or readwrite
+// policy it is applied at once. rand supplies the id's nonce.
 func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, error) {
 	now = now.UTC().Truncate(time.Second)
 	in.Content = strings.TrimSpace(in.Content)
@@ -81,9 +88,20 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	case strings.TrimSpace(in.Reason) == "":
 		return nil, &RefusedError{Reason: "no reason", Hint: "say why the fact matters with --reason"}
 	}
+	if err := gateInput(in); err != nil {
+		return nil, err
+	}
+	if err := b.checkLength(in.Content); err != nil {
+		return nil, err
+	}
 	l, err := b.load()
 	if err != nil {
 		return nil, err
+	}
+	if in.Action == ActionAdd {
+		if err := checkCategory(l, in.Category, in.NewCategory); err != nil {
+			return nil, err
+		}
 	}
 	var target *ledger.Fact
 	if in.Action != ActionAdd {
@@ -101,12 +119,6 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	}
 	if err := b.refuseDuplicates(in, l); err != nil {
 		return nil, err
-	}
-	if found, err := secrets.Scan(in.Content + "\n" + in.Reason); err != nil {
-		return nil, err
-	} else if len(found) > 0 {
-		return nil, &RefusedError{Reason: "the text contains what looks like a secret: " + secrets.Describe(found),
-			Hint: "remove the credential (memory is committed to git); reference where it is kept instead"}
 	}
 	p := &Proposal{SchemaVersion: SchemaVersion, Action: in.Action, Category: in.Category, FactID: in.FactID,
 		Content: in.Content, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
@@ -141,6 +153,28 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 		return p, b.approve(p, l, target, "", "policy:"+policy, now, true)
 	}
 	return p, b.Proposals.Save(p)
+}
+
+// gateInput passes what a proposal stores through the write gate.
+func gateInput(in Input) error {
+	fields := []secrets.Field{{Name: "text", Text: in.Content}, {Name: "reason", Text: in.Reason},
+		{Name: "author", Text: in.Author, OneLine: true}, {Name: "fact", Text: in.FactID, OneLine: true}}
+	for _, e := range in.Evidence {
+		fields = append(fields, secrets.Field{Name: "evidence", Text: e.Ref, OneLine: true})
+	}
+	return secrets.Check(fields...)
+}
+
+// checkLength refuses a fact longer than [facts] max_fact_chars (0: no
+// limit), counted in characters.
+func (b *Book) checkLength(text string) error {
+	if limit := b.Config.MaxFactChars; limit > 0 {
+		if n := utf8.RuneCountInString(text); n > limit {
+			return &RefusedError{Reason: fmt.Sprintf("the text is %d characters, over the limit of %d ([facts] max_fact_chars)", n, limit),
+				Hint: "state the fact in a sentence or two; keep longer material in a document in the repository and point to it"}
+		}
+	}
+	return nil
 }
 
 func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
@@ -246,12 +280,21 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 			return &StateError{Message: fmt.Sprintf("fact %s, which proposal %s changes, no longer exists", p.FactID, p.ID)}
 		}
 	}
+	edited := ""
 	if text = strings.TrimSpace(text); text != "" && text != p.Content {
-		if found, err := secrets.Scan(text); err != nil {
+		edited = text
+	}
+	// The fact that would be written passes the gate whether or not it was
+	// edited: a proposal file may come from a pull, written by hand.
+	if final := cmp.Or(edited, p.Content); p.Action != ActionRemove {
+		if err := secrets.Check(secrets.Field{Name: "text", Text: final}); err != nil {
 			return err
-		} else if len(found) > 0 {
-			return &RefusedError{Reason: "the edited text contains what looks like a secret: " + secrets.Describe(found), Hint: "remove the credential"}
 		}
+		if err := b.checkLength(final); err != nil {
+			return err
+		}
+	}
+	if edited != "" {
 		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: text})
 		p.Content = text
 	}
@@ -307,6 +350,9 @@ func (b *Book) Reject(p *Proposal, feedback, reviewer string, now time.Time) err
 	}
 	if strings.TrimSpace(feedback) == "" {
 		return &RefusedError{Reason: "a rejection needs feedback", Hint: `say what the agent should do differently: --feedback "…"`}
+	}
+	if err := secrets.Check(secrets.Field{Name: "feedback", Text: feedback}); err != nil {
+		return err
 	}
 	now = now.UTC().Truncate(time.Second)
 	p.Status, p.Reviewer, p.ReviewedAt, p.Feedback = StatusRejected, reviewer, &now, strings.TrimSpace(feedback)

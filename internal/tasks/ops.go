@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Actor is who makes a change.
@@ -30,12 +32,53 @@ var (
 type ValidationError struct {
 	Field   string
 	Message string
+	// Cause is the gate's *secrets.TextError when the write gate refused
+	// a character.
+	Cause error
 }
 
-func (e *ValidationError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Message) }
+func (e *ValidationError) Error() string {
+	if e.Cause != nil {
+		return e.Cause.Error() // the gate's message names the field itself
+	}
+	return fmt.Sprintf("%s: %s", e.Field, e.Message)
+}
 
-// Unwrap makes errors.Is(err, ErrInvalid) work.
-func (e *ValidationError) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) work, and errors.As reach the
+// cause.
+func (e *ValidationError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrInvalid, e.Cause}
+	}
+	return []error{ErrInvalid}
+}
+
+// gate passes the text a write stores through the one write gate
+// (secrets.Check). A character a terminal would act on is a
+// *ValidationError (bad input); a secret stays a *secrets.RefusedError.
+func gate(fields ...secrets.Field) error {
+	err := secrets.Check(fields...)
+	var te *secrets.TextError
+	if errors.As(err, &te) {
+		return &ValidationError{Field: te.Field, Message: fmt.Sprintf("has %s at line %d, column %d", te.What, te.Line, te.Column), Cause: te}
+	}
+	return err
+}
+
+// oneLineField and textField are gate fields: one-line (titles, names, labels) and
+// multi-line (descriptions, notes, comments).
+func oneLineField(name, s string) secrets.Field {
+	return secrets.Field{Name: name, Text: s, OneLine: true}
+}
+func textField(name, s string) secrets.Field { return secrets.Field{Name: name, Text: s} }
+
+func labelFields(name string, labels []string) []secrets.Field {
+	out := make([]secrets.Field, len(labels))
+	for i, l := range labels {
+		out[i] = oneLineField(name, l)
+	}
+	return out
+}
 
 // ClaimError is returned when another actor holds the issue.
 type ClaimError struct {
@@ -144,6 +187,16 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 		return nil, err
 	}
 	if err := checkPriority(n.Priority); err != nil {
+		return nil, err
+	}
+	fields := []secrets.Field{oneLineField("title", n.Title), textField("description", n.Description), textField("design", n.Design),
+		textField("acceptance_criteria", n.Acceptance), textField("notes", n.Notes), oneLineField("assignee", n.Assignee), oneLineField("parent", n.Parent),
+		oneLineField("created_by", who.Name), oneLineField("owner", who.Email)}
+	fields = append(fields, labelFields("labels", n.Labels)...)
+	for _, d := range n.Deps {
+		fields = append(fields, oneLineField("deps", d.ID))
+	}
+	if err := gate(fields...); err != nil {
 		return nil, err
 	}
 	typ, ok := NormalizeType(n.Type)
@@ -262,6 +315,9 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := gateChanges(c); err != nil {
+		return nil, err
+	}
 	r := iss.rec
 	now = now.UTC().Truncate(time.Second)
 	if c.Title != nil {
@@ -316,6 +372,25 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 		r.setTime("defer_until", *c.Defer)
 	}
 	return s.touch(r, now)
+}
+
+// gateChanges passes the text an update sets through the write gate.
+func gateChanges(c Changes) error {
+	var fields []secrets.Field
+	add := func(f func(string, string) secrets.Field, name string, v *string) {
+		if v != nil {
+			fields = append(fields, f(name, *v))
+		}
+	}
+	add(oneLineField, "title", c.Title)
+	add(textField, "description", c.Description)
+	add(textField, "design", c.Design)
+	add(textField, "notes", c.Notes)
+	add(textField, "append_notes", c.AppendNotes)
+	add(oneLineField, "assignee", c.Assignee)
+	add(oneLineField, "status", c.Status)
+	fields = append(fields, labelFields("labels", c.AddLabels)...)
+	return gate(fields...)
 }
 
 // setStatus changes the status keeping bd's invariants: closed_at exactly
@@ -376,6 +451,9 @@ func (s *Store) Close(id, reason string, now time.Time) (*Issue, error) {
 	if iss.Status == StatusClosed {
 		return iss, nil
 	}
+	if err := gate(textField("close_reason", reason)); err != nil {
+		return nil, err
+	}
 	now = now.UTC().Truncate(time.Second)
 	r := iss.rec
 	if err := s.setStatus(r, iss, StatusClosed, now); err != nil {
@@ -399,6 +477,9 @@ func (s *Store) AddDep(from, to, typ string, who Actor, now time.Time) error {
 	}
 	if from == to {
 		return &ValidationError{Field: "depends_on_id", Message: "an issue cannot depend on itself"}
+	}
+	if err := gate(oneLineField("depends_on_id", to), oneLineField("created_by", who.Name)); err != nil {
+		return err
 	}
 	iss, err := s.Get(from)
 	if err != nil {
@@ -597,6 +678,9 @@ func (s *Store) AddComment(id, author, text string, rand io.Reader, now time.Tim
 	}
 	if strings.TrimSpace(text) == "" {
 		return Comment{}, &ValidationError{Field: "text", Message: "must not be empty"}
+	}
+	if err := gate(oneLineField("author", author), textField("comment", text)); err != nil {
+		return Comment{}, err
 	}
 	var cid string
 	var rawID []byte // the id as the file holds it: a number or a string

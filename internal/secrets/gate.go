@@ -1,0 +1,152 @@
+package secrets
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Field is one named piece of text a writer is about to store: a task's
+// title or description, a comment, a fact. Name is what the person or
+// agent knows it by (the JSON key or the flag).
+type Field struct {
+	Name string
+	Text string
+	// OneLine fields (titles, assignees, labels) may hold no newline or
+	// tab either.
+	OneLine bool
+}
+
+// RefusedError is text memctl will not write because it holds what looks
+// like a credential. It names the field, the rule and the position, never
+// the secret.
+type RefusedError struct {
+	Field    string
+	Findings []Finding
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("field %q contains what looks like a secret: %s", e.Field, Describe(e.Findings))
+}
+
+// TextError is text memctl will not write because of a character that
+// would act on a terminal or reorder the text around it (control
+// characters, ANSI escapes, bidirectional overrides), bytes that are not
+// UTF-8, or, in a one-line field, a newline or tab.
+type TextError struct {
+	Field        string
+	Line, Column int // 1-based; Column in bytes
+	What         string
+}
+
+func (e *TextError) Error() string {
+	return fmt.Sprintf("field %q has %s at line %d, column %d", e.Field, e.What, e.Line, e.Column)
+}
+
+// Check is the one gate for text memctl writes into memory: every writer
+// (task create, update, comment and close, propose, an edited approval)
+// passes its fields through it. It returns a *TextError for the first
+// field with a character a terminal would act on, else a *RefusedError for
+// the first field holding a secret, else nil. Carriage returns are allowed
+// only before a newline, so text pasted with CRLF line ends passes.
+func Check(fields ...Field) error {
+	for _, f := range fields {
+		if err := checkText(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range fields {
+		found, err := Scan(f.Text)
+		if err != nil {
+			return err
+		}
+		if len(found) > 0 {
+			return &RefusedError{Field: f.Name, Findings: found}
+		}
+	}
+	return nil
+}
+
+// checkText finds the first character of f that may not be stored.
+func checkText(f Field) error {
+	s := f.Text
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		what := ""
+		switch {
+		case r == utf8.RuneError && size == 1:
+			what = fmt.Sprintf("byte 0x%02x, which is not UTF-8", s[i])
+		case r == '\n' && f.OneLine:
+			what = "a newline (it must be one line)"
+		case r == '\t' && f.OneLine:
+			what = "a tab (it must be one line)"
+		case r == '\n' || r == '\t':
+		case r == '\r':
+			if f.OneLine || !strings.HasPrefix(s[i+1:], "\n") {
+				what = "a carriage return (\\r)"
+			}
+		case r == 0x1b:
+			what = "an escape character (\\x1b, the start of a terminal escape sequence)"
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			what = fmt.Sprintf("the control character U+%04X", r)
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			what = fmt.Sprintf("the bidirectional formatting character U+%04X", r)
+		}
+		if what != "" {
+			line, col := position(s, i)
+			return &TextError{Field: f.Name, Line: line, Column: col, What: what}
+		}
+		i += size
+	}
+	return nil
+}
+
+// Redact replaces every secret in text with [REDACTED:<rule id>] and
+// returns the result and what it replaced (positions in the original
+// text). It is for writers that must never fail, such as a session's
+// flush, where refusing would lose the rest of the text.
+func Redact(text string) (string, []Finding, error) {
+	found, err := scan(text)
+	if err != nil || len(found) == 0 {
+		return text, nil, err
+	}
+	type span struct {
+		start, end int
+		rule       string
+	}
+	spans := make([]span, 0, len(found))
+	for _, f := range found {
+		start := f.offset
+		if i := strings.Index(text[f.offset:], f.secret); f.secret != "" && i >= 0 {
+			start += i
+		}
+		end := start + len(f.secret)
+		if f.secret == "" {
+			end = start
+		}
+		spans = append(spans, span{start, end, f.rule.id})
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	var b strings.Builder
+	b.Grow(len(text))
+	out := make([]Finding, 0, len(spans))
+	at := 0
+	for _, s := range spans {
+		if s.start < at { // inside a span already redacted
+			continue
+		}
+		b.WriteString(text[at:s.start])
+		b.WriteString("[REDACTED:" + s.rule + "]")
+		line, col := position(text, s.start)
+		out = append(out, Finding{RuleID: s.rule, Line: line, Column: col})
+		at = s.end
+	}
+	b.WriteString(text[at:])
+	return b.String(), out, nil
+}
