@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
 
 	"github.com/memctl/memctl/internal/config"
@@ -23,106 +26,242 @@ const (
 	choiceQuit    = "quit"
 )
 
+// Why an interactive review stops before its end. Both are exit 130, and
+// both leave every decision taken so far applied and nothing half-applied.
+var (
+	errInterrupted = fmt.Errorf("review interrupted: %w", context.Canceled)
+	errEndOfInput  = fmt.Errorf("review stopped at the end of input, before a decision: %w", context.Canceled)
+)
+
 // Decision is what a reviewer chose for one proposal: the choice, and the
-// edited fact or the feedback that goes with it.
+// edited fact or the feedback that goes with it. An edit always changes
+// the text: an empty or unchanged edit goes back to the choice.
 type Decision struct {
 	Choice string
 	Text   string
 }
 
-// Prompter asks a reviewer to decide on a proposal. The shipped one uses
-// huh; tests may put in a scripted one.
+// Prompter asks a reviewer to decide on a proposal. screen is the text to
+// show, already escaped for the terminal; it is shown as it is (no Markdown).
+// An error that matches context.Canceled is an interrupt. The shipped
+// prompters use huh (full screen) and plain lines (accessible); tests may
+// put in a scripted one.
 type Prompter interface {
 	Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error)
 }
 
-// huhPrompter asks with huh: a full-screen form on a terminal, or line by
-// line in accessible mode.
+type option struct{ label, choice string }
+
+// options are the choices a proposal offers: a removal has no text to edit.
+func options(p *proposal.Proposal) []option {
+	opts := []option{{"Approve", choiceApprove}, {"Edit, then approve", choiceEdit}, {"Reject with feedback", choiceReject},
+		{"Skip for now", choiceSkip}, {"Quit", choiceQuit}}
+	if p.Action == proposal.ActionRemove {
+		opts = append(opts[:1], opts[2:]...)
+	}
+	return opts
+}
+
+// edited reports whether text is a real edit of p's content.
+func edited(p *proposal.Proposal, text string) bool {
+	text = strings.TrimSpace(text)
+	return text != "" && text != p.Content
+}
+
+// linePrompter asks line by line on plain input and output, for screen
+// readers and scripts (--accessible). Lines are read in the background so
+// that an interrupt ends a prompt at once instead of at the next Enter.
+type linePrompter struct {
+	out   io.Writer
+	lines chan string // closed at the end of input
+}
+
+func newLinePrompter(in io.Reader, out io.Writer) *linePrompter {
+	lp := &linePrompter{out: out, lines: make(chan string)}
+	go func() {
+		defer close(lp.lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			lp.lines <- strings.TrimSuffix(sc.Text(), "\r")
+		}
+	}()
+	return lp
+}
+
+// line returns the next line of input.
+func (lp *linePrompter) line(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", errInterrupted
+	case l, ok := <-lp.lines:
+		if !ok {
+			return "", errEndOfInput
+		}
+		return l, nil
+	}
+}
+
+func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
+	fmt.Fprintln(lp.out, screen)
+	for {
+		choice, err := lp.choose(ctx, options(p))
+		if err != nil {
+			return Decision{}, err
+		}
+		switch choice {
+		case choiceEdit:
+			fmt.Fprintln(lp.out, "The fact as it should read, on one line (empty: back to the choice):")
+			text, err := lp.line(ctx)
+			if err != nil {
+				return Decision{}, err
+			}
+			if !edited(p, text) {
+				fmt.Fprintln(lp.out, "Not changed; nothing approved.")
+				continue
+			}
+			return Decision{Choice: choiceEdit, Text: text}, nil
+		case choiceReject:
+			fmt.Fprintln(lp.out, "Feedback for the agent, why and what to do instead (empty: back to the choice):")
+			text, err := lp.line(ctx)
+			if err != nil {
+				return Decision{}, err
+			}
+			if strings.TrimSpace(text) == "" {
+				fmt.Fprintln(lp.out, "No feedback; nothing rejected.")
+				continue
+			}
+			return Decision{Choice: choiceReject, Text: text}, nil
+		}
+		return Decision{Choice: choice}, nil
+	}
+}
+
+// choose lists the options and reads a number until one is valid; q quits.
+func (lp *linePrompter) choose(ctx context.Context, opts []option) (string, error) {
+	fmt.Fprintln(lp.out, "Decision")
+	for i, o := range opts {
+		fmt.Fprintf(lp.out, "%d. %s\n", i+1, o.label)
+	}
+	for {
+		fmt.Fprintf(lp.out, "Enter a number between 1 and %d (q quits): ", len(opts))
+		s, err := lp.line(ctx)
+		if err != nil {
+			fmt.Fprintln(lp.out)
+			return "", err
+		}
+		s = strings.TrimSpace(s)
+		if s == "q" {
+			return choiceQuit, nil
+		}
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(opts) {
+			return opts[n-1].choice, nil
+		}
+		fmt.Fprintf(lp.out, "%s is not one of the choices.\n", strconv.Quote(s))
+	}
+}
+
+// huhPrompter asks with a full-screen huh form on the terminal.
 type huhPrompter struct {
-	in         io.Reader
-	out        io.Writer
-	accessible bool
+	in  io.Reader
+	out io.Writer
 }
 
 func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
-	choice := ""
-	if h.accessible {
-		choice = choiceQuit // what an exhausted stdin answers
-	}
-	sel := huh.NewSelect[string]().Title("Decision").Options(
-		huh.NewOption("Approve", choiceApprove),
-		huh.NewOption("Edit, then approve", choiceEdit),
-		huh.NewOption("Reject with feedback", choiceReject),
-		huh.NewOption("Skip for now", choiceSkip),
-		huh.NewOption("Quit", choiceQuit),
-	).Value(&choice)
-	if h.accessible {
-		fmt.Fprintln(h.out, screen)
-		if err := sel.RunAccessible(h.out, h.in); err != nil {
+	for {
+		choice := choiceApprove
+		opts := make([]huh.Option[string], 0, 5)
+		for _, o := range options(p) {
+			opts = append(opts, huh.NewOption(o.label, o.choice))
+		}
+		sel := huh.NewSelect[string]().Title("Decision on " + p.ID).Description("esc or q: quit the review").Options(opts...).Value(&choice)
+		left, err := h.run(ctx, []string{"esc", "q"}, literalNote(screen), sel)
+		if err != nil {
 			return Decision{}, err
 		}
-	} else {
-		note := huh.NewNote().Title("Review").Description(screen)
-		if err := huh.NewForm(huh.NewGroup(note, sel)).WithInput(h.in).WithOutput(h.out).RunWithContext(ctx); err != nil {
-			return Decision{}, abortErr(err)
+		if left {
+			return Decision{Choice: choiceQuit}, nil
 		}
-	}
-	d := Decision{Choice: choice}
-	switch choice {
-	case choiceEdit:
-		d.Text = p.Content
-		field := huh.NewText().Title("The fact as it should read").Value(&d.Text)
-		if err := h.run(ctx, field); err != nil {
+		d := Decision{Choice: choice}
+		var field *huh.Text
+		switch choice {
+		case choiceEdit:
+			d.Text = p.Content
+			field = huh.NewText().Title("The fact as it should read").Description("enter: approve • esc: back to the choice").Value(&d.Text)
+		case choiceReject:
+			field = huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Description("enter: reject • esc: back to the choice").Value(&d.Text)
+		default:
+			return d, nil
+		}
+		left, err = h.run(ctx, []string{"esc"}, field)
+		switch {
+		case err != nil:
 			return Decision{}, err
+		case left, choice == choiceEdit && !edited(p, d.Text), strings.TrimSpace(d.Text) == "":
+			continue // back to the choice
 		}
-	case choiceReject:
-		field := huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Value(&d.Text)
-		if err := h.run(ctx, field); err != nil {
-			return Decision{}, err
-		}
-		if strings.TrimSpace(d.Text) == "" {
-			d.Choice = choiceSkip // a rejection needs feedback
-		}
+		return d, nil
 	}
-	return d, nil
 }
 
-func (h *huhPrompter) run(ctx context.Context, field huh.Field) error {
-	if h.accessible {
-		return field.RunAccessible(h.out, h.in)
+// run shows fields until they are submitted (false), one of the leave keys
+// is pressed (true), or Ctrl-C or a signal interrupts (errInterrupted).
+func (h *huhPrompter) run(ctx context.Context, leave []string, fields ...huh.Field) (bool, error) {
+	km := huh.NewDefaultKeyMap()
+	km.Select.Filter.SetEnabled(false) // five options need no filter, and q must quit
+	form := huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km)
+	form.SubmitCmd, form.CancelCmd = tea.Quit, tea.Interrupt
+	m := &leaveModel{form: form, leave: key.NewBinding(key.WithKeys(leave...))}
+	final, err := tea.NewProgram(m, tea.WithInput(h.in), tea.WithOutput(h.out), tea.WithContext(ctx)).Run()
+	switch {
+	case errors.Is(err, tea.ErrInterrupted), ctx.Err() != nil:
+		return false, errInterrupted
+	case err != nil:
+		return false, fmt.Errorf("review screen: %w", err)
 	}
-	return abortErr(huh.NewForm(huh.NewGroup(field)).WithInput(h.in).WithOutput(h.out).RunWithContext(ctx))
+	return final.(*leaveModel).left, nil
 }
 
-// abortErr turns huh's Ctrl-C into an interrupt.
-func abortErr(err error) error {
-	if errors.Is(err, huh.ErrUserAborted) {
-		return context.Canceled
-	}
-	return err
+// leaveModel is a huh form that the leave keys close.
+type leaveModel struct {
+	form  *huh.Form
+	leave key.Binding
+	left  bool
 }
 
-// lineReader hands out at most one line per Read, so that each of huh's
-// accessible prompts, which wrap the input in a fresh bufio.Scanner,
-// consumes exactly the one answer meant for it.
-type lineReader struct{ r *bufio.Reader }
+func (m *leaveModel) Init() tea.Cmd { return m.form.Init() }
 
-func (l *lineReader) Read(p []byte) (int, error) {
-	line, err := l.r.ReadSlice('\n')
-	if len(line) > len(p) {
-		n := copy(p, line)
-		// Put the rest back by reading it again next time.
-		l.r = bufio.NewReader(io.MultiReader(strings.NewReader(string(line[n:])), l.r))
-		return n, nil
+func (m *leaveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.leave) {
+		m.left = true
+		return m, tea.Quit
 	}
-	n := copy(p, line)
-	if errors.Is(err, bufio.ErrBufferFull) {
-		err = nil
-	}
-	return n, err
+	f, cmd := m.form.Update(msg)
+	m.form = f.(*huh.Form)
+	return m, cmd
 }
 
-// interactiveReview walks the pending proposals, oldest first.
+func (m *leaveModel) View() string {
+	if m.left {
+		return ""
+	}
+	return m.form.View()
+}
+
+// literalNote shows screen as it is. huh renders a note's description as
+// a little Markdown (_ italic, * bold, ` code, \ escapes), which would
+// show a fact other than the one approved: every one of those characters
+// is escaped, so each shows as itself.
+func literalNote(screen string) *huh.Note {
+	return huh.NewNote().Title("Review").Description(markdownLiteral.Replace(screen))
+}
+
+var markdownLiteral = strings.NewReplacer(`\`, `\\`, "_", `\_`, "*", `\*`, "`", "\\`")
+
+// interactiveReview walks the pending proposals, oldest first. It holds
+// the workspace lock only while it applies a decision, so agents write
+// while a person reads; under the lock it reads the proposal again and
+// applies nothing if it was decided or changed in the meantime.
 func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book *proposal.Book, opts reviewOptions, accessible bool) error {
 	all, _, err := book.Proposals.List()
 	if err != nil {
@@ -137,47 +276,126 @@ func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book
 	switch {
 	case prompter != nil:
 	case accessible:
-		// Line prompts on stderr, answers from stdin one line each.
-		prompter = &huhPrompter{in: &lineReader{r: bufio.NewReader(env.In)}, out: env.Err, accessible: true}
+		// Line prompts on stderr, answers from stdin.
+		prompter = newLinePrompter(env.In, env.Err)
 	default:
 		// The full-screen form needs the terminal itself for raw input.
 		prompter = &huhPrompter{in: env.In, out: env.Out}
 	}
 	reviewer, email := env.reviewer(ws, opts.reviewer)
-	counts := map[string]int{}
-	for i, p := range pending {
-		screen := fmt.Sprintf("[%d of %d]\n%s", i+1, len(pending), reviewScreen(book, p))
+	var t tally
+	for i, seen := range pending {
+		// Show the proposal as it is now: another reviewer may have
+		// decided it while this one read the ones before.
+		p, err := book.Proposals.Get(seen.ID)
+		if err == nil && p.Status != proposal.StatusPending {
+			err = &proposal.ChangedError{ID: p.ID, Status: p.Status, Reviewer: p.Reviewer}
+		}
+		if err != nil {
+			t.note(env, seen.ID, err)
+			continue
+		}
+		screen := fmt.Sprintf("[%d of %d] %s\n%s", i+1, len(pending), p.ID, reviewScreen(book, p))
 		d, err := prompter.Decide(ctx, screen, p)
 		if err != nil {
-			return err
+			t.summary(env)
+			return withHint(err, "the decisions taken before are saved; run memctl review again for the rest")
 		}
 		if d.Choice == choiceQuit {
 			break
 		}
-		now := env.Now()
-		switch d.Choice {
-		case choiceApprove, choiceEdit:
-			text := ""
-			if d.Choice == choiceEdit {
-				text = d.Text
-			}
-			err = book.Approve(p, text, reviewer, opts.overBudget, now)
-			if err == nil && opts.commit {
-				err = commitApproval(ws, p, reviewer, email, now)
-			}
-		case choiceReject:
-			err = book.Reject(p, d.Text, reviewer, now)
+		if d.Choice == choiceEdit && !edited(p, d.Text) {
+			d.Choice = choiceApprove // the prompters never do this; a Prompter from elsewhere might
 		}
-		if err != nil {
-			env.warnf("%s: %v", p.ID, proposalError(err))
-			counts["failed"]++
+		if d.Choice == choiceSkip {
+			t.skipped++
 			continue
 		}
-		counts[d.Choice]++
+		if err := decideLocked(ctx, env, ws, book, p, d, reviewer, email, opts); err != nil {
+			if ctx.Err() != nil {
+				t.summary(env)
+				return errInterrupted
+			}
+			t.note(env, p.ID, err)
+			continue
+		}
+		t.count(d.Choice)
 	}
-	env.notef("approved %d, edited %d, rejected %d, skipped %d", counts[choiceApprove], counts[choiceEdit], counts[choiceReject], counts[choiceSkip])
-	if counts["failed"] > 0 {
+	t.summary(env)
+	switch {
+	case t.failed > 0:
 		return &silentError{code: exitFailure}
+	case t.changed > 0:
+		return &silentError{code: exitConflict}
 	}
 	return nil
+}
+
+// decideLocked applies d under the workspace lock to the proposal as the
+// reviewer saw it; if it was decided or changed since, it applies nothing
+// and returns a *proposal.ChangedError.
+func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *proposal.Book, seen *proposal.Proposal, d Decision, reviewer, email string, opts reviewOptions) error {
+	lock, err := env.LockScoped(ctx, ws)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	p, err := book.Reread(seen)
+	if err != nil {
+		return err
+	}
+	now := env.Now()
+	if d.Choice == choiceReject {
+		return book.Reject(p, d.Text, reviewer, now)
+	}
+	text := ""
+	if d.Choice == choiceEdit {
+		text = d.Text
+	}
+	if err := book.Approve(p, text, reviewer, opts.overBudget, now); err != nil {
+		return err
+	}
+	if opts.commit {
+		return commitApproval(ws, p, reviewer, email, now)
+	}
+	return nil
+}
+
+// tally counts an interactive review's outcomes for its summary line.
+type tally struct {
+	approved, edited, rejected, skipped, changed, failed int
+}
+
+func (t *tally) count(choice string) {
+	switch choice {
+	case choiceApprove:
+		t.approved++
+	case choiceEdit:
+		t.edited++
+	case choiceReject:
+		t.rejected++
+	}
+}
+
+// note reports a decision that was not applied and counts it.
+func (t *tally) note(env *Env, id string, err error) {
+	var changed *proposal.ChangedError
+	if errors.As(err, &changed) {
+		env.warnf("%v; nothing applied, moving on", err)
+		t.changed++
+		return
+	}
+	env.warnf("%s: %v", id, proposalError(err))
+	t.failed++
+}
+
+func (t *tally) summary(env *Env) {
+	line := fmt.Sprintf("approved %d, edited %d, rejected %d, skipped %d", t.approved, t.edited, t.rejected, t.skipped)
+	if t.changed > 0 {
+		line += fmt.Sprintf(", %d decided or changed by someone else meanwhile", t.changed)
+	}
+	if t.failed > 0 {
+		line += fmt.Sprintf(", %d failed", t.failed)
+	}
+	env.notef("%s", line)
 }

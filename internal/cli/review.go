@@ -143,9 +143,6 @@ func runReview(ctx context.Context, env *Env, id string, opts reviewOptions) err
 	if !accessible && (!env.StdinTTY || !env.StdoutTTY) {
 		return usagef(errors.New("not running interactively: use --list, <id> --approve, <id> --reject --feedback \"…\" or <id> --withdraw (or --accessible to answer on stdin)"))
 	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
 	return interactiveReview(ctx, env, ws, book, opts, accessible)
 }
 
@@ -177,11 +174,24 @@ func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
 		env.notef("no proposals with status %s", status)
 		return nil
 	}
+	var facts *ledger.Ledger // for the text a removal takes away, read once
 	t := newTable(env, "ID", "STATUS", "CATEGORY", "ACTION", "CREATED", "FACT")
 	for _, p := range ps {
-		text := oneLine(p.Content)
+		content := p.Content
+		if p.Action == proposal.ActionRemove && content == "" {
+			if facts == nil {
+				if facts, err = ledger.Load(book.FactsDir, book.FactsRel); err != nil {
+					return err
+				}
+			}
+			content = "(fact " + p.FactID + " is gone)"
+			if f, ok := facts.Fact(p.FactID); ok {
+				content = f.Text
+			}
+		}
+		text := visibleLine(oneLine(content))
 		if p.Status == proposal.StatusRejected && p.Feedback != "" {
-			text += "  [feedback: " + oneLine(p.Feedback) + "]"
+			text += "  [feedback: " + visibleLine(oneLine(p.Feedback)) + "]"
 		}
 		t.row(p.ID, p.Status, p.Category, p.Action, p.CreatedAt.UTC().Format(time.RFC3339), text)
 	}
@@ -231,38 +241,44 @@ func commitApproval(ws *config.Workspace, p *proposal.Proposal, reviewer, email 
 	return nil
 }
 
-// reviewer is who decides: --reviewer, else git's identity, else $USER.
+// reviewer is who decides: --reviewer, else MEMCTL_ACTOR (as for every
+// other command), else git's user.name or user.email, else $USER.
 func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
+	if flag == "" {
+		flag = e.Getenv("MEMCTL_ACTOR")
+	}
 	return e.identity(ws, flag)
 }
 
-// reviewScreen is what a reviewer sees for one proposal.
+// reviewScreen is what a reviewer sees for one proposal: its text exactly
+// as stored, with only what could drive the terminal escaped (visible).
 func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", p.ID, p.Status, dash(p.Author), p.CreatedAt.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "Category: %s   Action: %s\n", p.Category, p.Action)
+	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", visibleLine(p.ID), visibleLine(p.Status), visibleLine(dash(p.Author)), p.CreatedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "Category: %s   Action: %s\n", visibleLine(p.Category), visibleLine(p.Action))
 	old := ""
 	if p.FactID != "" {
 		if l, err := ledger.Load(book.FactsDir, book.FactsRel); err == nil {
 			if f, ok := l.Fact(p.FactID); ok {
-				old = f.Text
+				old = visible(f.Text)
 			}
 		}
 	}
+	fact, content := visibleLine(p.FactID), visible(p.Content)
 	switch p.Action {
 	case proposal.ActionAdd:
-		fmt.Fprintf(&b, "\nThe fact would read:\n%s\n", indent(p.Content))
+		fmt.Fprintf(&b, "\nThe fact would read:\n%s\n", indent(content))
 	case proposal.ActionUpdate:
-		fmt.Fprintf(&b, "\nFact %s now:\n%s\nwould read:\n%s\n", p.FactID, indent("- "+old), indent("+ "+p.Content))
+		fmt.Fprintf(&b, "\nFact %s now:\n%s\nwould read:\n%s\n", fact, indent("- "+old), indent("+ "+content))
 	case proposal.ActionRemove:
-		fmt.Fprintf(&b, "\nFact %s would be removed:\n%s\n", p.FactID, indent("- "+old))
+		fmt.Fprintf(&b, "\nFact %s would be removed:\n%s\n", fact, indent("- "+old))
 	}
-	fmt.Fprintf(&b, "\nReason: %s\n", p.Reason)
+	fmt.Fprintf(&b, "\nReason: %s\n", visible(p.Reason))
 	for _, e := range p.Evidence {
-		fmt.Fprintf(&b, "Evidence: %s %s\n", e.Kind, e.Ref)
+		fmt.Fprintf(&b, "Evidence: %s %s\n", visibleLine(e.Kind), visibleLine(e.Ref))
 	}
 	for _, s := range p.Similar {
-		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", s.Relation, s.Score, s.FactID, oneLine(s.Text))
+		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", visibleLine(s.Relation), s.Score, visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
 	}
 	if p.Status == proposal.StatusPending {
 		if eff, err := book.BudgetEffect(p); err == nil {
@@ -275,10 +291,10 @@ func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 		}
 	}
 	if p.Feedback != "" {
-		fmt.Fprintf(&b, "Feedback: %s\n", p.Feedback)
+		fmt.Fprintf(&b, "Feedback: %s\n", visible(p.Feedback))
 	}
 	if p.Reviewer != "" {
-		fmt.Fprintf(&b, "Reviewed by %s\n", p.Reviewer)
+		fmt.Fprintf(&b, "Reviewed by %s\n", visibleLine(p.Reviewer))
 	}
 	return b.String()
 }
