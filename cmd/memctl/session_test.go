@@ -175,4 +175,3 @@ func scriptEnviron(ts *testscript.TestScript) []string {
 	}
 	return append(env, "PWD="+ts.MkAbs("."))
 }
-
