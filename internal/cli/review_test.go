@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	git "github.com/go-git/go-git/v5"
+
+	"github.com/memctl/memctl/internal/proposal"
+)
+
+// scriptedPrompter answers every proposal with its decision and keeps the
+// screens it was shown.
+type scriptedPrompter struct {
+	decision Decision
+	screens  []string
+}
+
+func (s *scriptedPrompter) Decide(_ context.Context, screen string, _ *proposal.Proposal) (Decision, error) {
+	s.screens = append(s.screens, screen)
+	return s.decision, nil
+}
+
+// workspace makes a git repository with memctl initialised and returns an
+// Env working in it, its clock pinned.
+func workspace(t *testing.T) (*Env, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := git.PlainInit(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, "none"), "MEMCTL_ACTOR": "agent"}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	newEnv := func() *Env {
+		return &Env{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: true, StdoutTTY: true,
+			Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil },
+			Now: func() time.Time { return now }, Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 4096))}
+	}
+	if code := Main(context.Background(), []string{"init"}, newEnv()); code != 0 {
+		t.Fatalf("init: exit %d", code)
+	}
+	return newEnv(), dir
+}
+
+func run(t *testing.T, env *Env, args ...string) string {
+	t.Helper()
+	if code := Main(context.Background(), args, env); code != 0 {
+		t.Fatalf("memctl %s: exit %d: %s", strings.Join(args, " "), code, env.Err.(*bytes.Buffer))
+	}
+	return env.Out.(*bytes.Buffer).String()
+}
+
+// fact has every character huh's Markdown and a terminal would change.
+const literalFact = "Run `go test -run 'Test_*'` with *two* __underscores__, a \\ and [x](y) <b>not bold</b> & friends."
+
+func TestReviewScreenIsTheProposalVerbatim(t *testing.T) {
+	env, dir := workspace(t)
+	run(t, env, "propose", "--category", "pitfalls", "--reason", "see _why_ *now*", "--text", literalFact)
+
+	fake := &scriptedPrompter{decision: Decision{Choice: choiceApprove}}
+	env.Prompter = fake
+	env.Out, env.Err = &bytes.Buffer{}, &bytes.Buffer{}
+	run(t, env, "review", "--reviewer", "rita")
+	if len(fake.screens) != 1 {
+		t.Fatalf("prompted %d times, want once", len(fake.screens))
+	}
+	screen := fake.screens[0]
+	if !strings.Contains(screen, "\n  "+literalFact+"\n") {
+		t.Errorf("the screen does not show the fact byte for byte:\n%s", screen)
+	}
+	if !strings.Contains(screen, "\nReason: see _why_ *now*\n") {
+		t.Errorf("the screen does not show the reason byte for byte:\n%s", screen)
+	}
+	facts, err := os.ReadFile(filepath.Join(dir, ".ledger", "facts", "pitfalls.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(facts), "\n- "+literalFact+" <!-- id:") {
+		t.Errorf("the approved line is not the fact shown:\n%s", facts)
+	}
+
+	// The full-screen form shows the same text: huh's note, rendered, with
+	// its styling taken off, holds every line of the screen as it is.
+	note := literalNote(screen)
+	note.WithWidth(400)
+	view := ansi.Strip(note.View())
+	for _, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
+		if !strings.Contains(view, line) {
+			t.Errorf("the rendered screen changes the line %q:\n%s", line, view)
+		}
+	}
+}
+
+func TestReviewScreenEscapesControlCharacters(t *testing.T) {
+	env, dir := workspace(t)
+	run(t, env, "propose", "--category", "pitfalls", "--reason", "r", "--text", "Plain fact.")
+	// A proposal file edited by hand (or pulled) may hold anything.
+	names, _ := filepath.Glob(filepath.Join(dir, ".ledger", "proposals", "*.json"))
+	data, _ := os.ReadFile(names[0])
+	data = bytes.Replace(data, []byte("Plain fact."), []byte(`Plain \u001b[2Jfact\u202e.`), 1)
+	if err := os.WriteFile(names[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := &scriptedPrompter{decision: Decision{Choice: choiceSkip}}
+	env.Prompter = fake
+	run(t, env, "review")
+	if got := fake.screens[0]; strings.ContainsAny(got, "\x1b\u202e") || !strings.Contains(got, `Plain \x1b[2Jfact\u202e.`) {
+		t.Errorf("control characters reach the screen unescaped:\n%q", got)
+	}
+}
