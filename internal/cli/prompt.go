@@ -29,9 +29,16 @@ const (
 // Why an interactive review stops before its end. Both are exit 130, and
 // both leave every decision taken so far applied and nothing half-applied.
 var (
-	errInterrupted = fmt.Errorf("review interrupted: %w", context.Canceled)
-	errEndOfInput  = fmt.Errorf("review stopped at the end of input, before a decision: %w", context.Canceled)
+	errInterrupted error = stopError("review interrupted")
+	errEndOfInput  error = stopError("review stopped at the end of input, before a decision")
 )
+
+// stopError is an interrupt (it matches context.Canceled: exit 130) that
+// says why in its own words.
+type stopError string
+
+func (e stopError) Error() string        { return string(e) }
+func (e stopError) Is(target error) bool { return target == context.Canceled }
 
 // Decision is what a reviewer chose for one proposal: the choice, and the
 // edited fact or the feedback that goes with it. An edit always changes
@@ -174,7 +181,10 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		for _, o := range options(p) {
 			opts = append(opts, huh.NewOption(o.label, o.choice))
 		}
-		sel := huh.NewSelect[string]().Title("Decision on " + p.ID).Description("esc or q: quit the review").Options(opts...).Value(&choice)
+		// The first line of the screen ("[n of m] id") titles the choice,
+		// so that it stays in view when a short terminal cuts the screen.
+		head, _, _ := strings.Cut(screen, "\n")
+		sel := huh.NewSelect[string]().Title("Decision on " + head).Description("esc or q: quit the review").Options(opts...).Value(&choice)
 		left, err := h.run(ctx, []string{"esc", "q"}, literalNote(screen), sel)
 		if err != nil {
 			return Decision{}, err
