@@ -37,6 +37,7 @@ start() { tmux new-session -d -s "$session" -x 100 -y 20 "cd '$ws' && '$memctl' 
 start
 screen "first proposal, 20 rows"
 check "counter and id in 20 rows" "[1 of 2] p-"
+check "the fact as it is" "$fact"
 tmux send-keys -t "$session" Down Enter
 screen "edit"
 tmux send-keys -t "$session" Enter
