@@ -29,10 +29,17 @@ func newReviewCmd(env *Env) *cobra.Command {
 		Long: `Review walks the pending proposals, oldest first, when stdin and stdout are a
 terminal: each screen shows the category, the action, the fact as it would
 read (before and after for an update or removal), the reason, the evidence,
-similar facts and the effect on the line budget; you approve, edit then
-approve, reject with feedback, skip or quit. --accessible (or
-MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin instead, for screen
-readers and scripts.
+similar facts and the effect on the line budget, as stored (no Markdown);
+you approve, edit then approve, reject with feedback, skip or quit (Esc or
+q). A removal has no edit. An empty or unchanged edit goes back to the
+choice. Ctrl-C stops at once (exit 130); decisions taken before stay.
+The workspace lock is held only while a decision is applied; a proposal
+someone else decided meanwhile is reported and skipped (exit 5).
+--accessible (or MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin
+instead, for screen readers and scripts: a number per choice, q quits, the
+end of input stops (exit 130).
+
+The reviewer is --reviewer, else MEMCTL_ACTOR, else git's user.name.
 
 Every choice has a flag, for scripts and CI:
   memctl review --list [--status pending|approved|rejected|withdrawn|all] [--json]
@@ -62,7 +69,7 @@ Every choice has a flag, for scripts and CI:
 	f.BoolVar(&opts.reject, "reject", false, "reject the proposal (needs --feedback)")
 	f.StringVar(&opts.feedback, "feedback", "", "with --reject: what the agent should know")
 	f.BoolVar(&opts.withdraw, "withdraw", false, "withdraw the proposal")
-	f.StringVar(&opts.reviewer, "reviewer", "", "who reviews (default: your git identity)")
+	f.StringVar(&opts.reviewer, "reviewer", "", "who reviews (default: MEMCTL_ACTOR, else your git identity)")
 	f.BoolVar(&opts.commit, "commit", false, "with --approve: commit the facts file and the proposal (git)")
 	f.BoolVar(&opts.overBudget, "over-budget", false, "with --approve: apply even past the line budget")
 	f.BoolVar(&opts.accessible, "accessible", false, "ask line by line on plain stdin (also MEMCTL_ACCESSIBLE=1)")
