@@ -5,7 +5,8 @@
 #   2. a fact full of Markdown characters is shown, and approved, as it is;
 #   3. an unchanged edit goes back to the choice; Esc leaves the edit;
 #   4. reject with feedback;
-#   5. q quits the review (exit 0); Ctrl-C interrupts it (exit 130), nothing applied.
+#   5. q quits the review (exit 0); Ctrl-C and SIGTERM interrupt it (exit 130),
+#      nothing applied.
 # It prints each screen (capture-pane) and exits 1 if a check fails.
 # Needs tmux. Usage: scripts/review-tmux.sh [path/to/memctl]
 set -euo pipefail
@@ -69,6 +70,12 @@ sleep 1
 tmux send-keys -t "$session" C-c
 screen "Ctrl-C interrupts"
 check "Ctrl-C exits 130" "EXIT=130"
+tmux kill-session -t "$session"
+start
+sleep 1
+kill -TERM "$(pgrep -P "$(tmux list-panes -t "$session" -F '#{pane_pid}')" -x memctl)"
+screen "SIGTERM interrupts"
+check "SIGTERM exits 130" "EXIT=130"
 tmux kill-session -t "$session"
 
 echo "----- result"

@@ -221,14 +221,21 @@ func (h *huhPrompter) run(ctx context.Context, leave []string, fields ...huh.Fie
 	form := huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km)
 	form.SubmitCmd, form.CancelCmd = tea.Quit, tea.Interrupt
 	m := &leaveModel{form: form, leave: key.NewBinding(key.WithKeys(leave...))}
-	final, err := tea.NewProgram(m, tea.WithInput(h.in), tea.WithOutput(h.out), tea.WithContext(ctx)).Run()
+	// Signals are the context's (main cancels it on SIGINT and SIGTERM):
+	// bubbletea's own handler would end the program on SIGTERM as if the
+	// form had been answered, and the default choice would be applied.
+	final, err := tea.NewProgram(m, tea.WithInput(h.in), tea.WithOutput(h.out), tea.WithContext(ctx), tea.WithoutSignalHandler()).Run()
 	switch {
 	case errors.Is(err, tea.ErrInterrupted), ctx.Err() != nil:
 		return false, errInterrupted
 	case err != nil:
 		return false, fmt.Errorf("review screen: %w", err)
 	}
-	return final.(*leaveModel).left, nil
+	fm := final.(*leaveModel)
+	if !fm.left && fm.form.State != huh.StateCompleted {
+		return false, errInterrupted // ended without an answer
+	}
+	return fm.left, nil
 }
 
 // leaveModel is a huh form that the leave keys close.

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +116,46 @@ func TestReviewScreenEscapesControlCharacters(t *testing.T) {
 	if got := fake.screens[0]; strings.ContainsAny(got, "\x1b\u202e") || !strings.Contains(got, `Plain \x1b[2Jfact\u202e.`) {
 		t.Errorf("control characters reach the screen unescaped:\n%q", got)
 	}
+}
+
+// TestFullScreenKeys drives the huh prompter with keystrokes, as a
+// terminal in raw mode delivers them.
+func TestFullScreenKeys(t *testing.T) {
+	t.Parallel()
+	add := &proposal.Proposal{ID: "p-1", Action: proposal.ActionAdd, Content: "A fact."}
+	for _, c := range []struct {
+		name, keys string
+		want       string // the choice, or "interrupted"
+	}{
+		{"enter approves", "\r", choiceApprove},
+		{"q quits the review", "q", choiceQuit},
+		{"esc quits the review", "\x1b", choiceQuit},
+		{"ctrl-c interrupts", "\x03", "interrupted"},
+		{"down three times and enter skips", "\x1b[B\x1b[B\x1b[B\r", choiceSkip},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in, w := io.Pipe() // never closed: a terminal does not end
+			go w.Write([]byte(c.keys))
+			d, err := (&huhPrompter{in: in, out: io.Discard}).Decide(context.Background(), "[1 of 1] p-1\nscreen", add)
+			got := d.Choice
+			if errors.Is(err, context.Canceled) {
+				got = "interrupted"
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("keys %q: got %s, want %s", c.keys, got, c.want)
+			}
+		})
+	}
+	t.Run("a cancelled context interrupts at once", func(t *testing.T) {
+		t.Parallel()
+		in, _ := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := (&huhPrompter{in: in, out: io.Discard}).Decide(ctx, "s", add); !errors.Is(err, context.Canceled) {
+			t.Errorf("Decide = %v, want an interrupt", err)
+		}
+	})
 }
