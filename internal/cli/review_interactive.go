@@ -46,7 +46,7 @@ func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book
 			t.note(env, seen.ID, err)
 			continue
 		}
-		screen := fmt.Sprintf("[%d of %d] %s\n%s", i+1, len(pending), p.ID, reviewScreen(book, p))
+		screen := fmt.Sprintf("[%d of %d] %s\n%s", i+1, len(pending), visibleLine(p.ID), reviewScreen(book, p))
 		d, err := prompter.Decide(ctx, screen, p)
 		if err != nil {
 			t.summary(env)
