@@ -10,8 +10,11 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memctl/memctl/internal/proposal"
 )
@@ -184,7 +187,7 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		// so that it stays in view when a short terminal cuts the screen.
 		head, _, _ := strings.Cut(screen, "\n")
 		sel := huh.NewSelect[string]().Title("Decision on " + head).Description("esc or q: quit the review").Options(opts...).Value(&choice)
-		left, err := h.run(ctx, []string{"esc", "q"}, literalNote(screen), sel)
+		left, err := h.run(ctx, screen, []string{"esc", "q"}, sel)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -202,7 +205,7 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		default:
 			return d, nil
 		}
-		left, err = h.run(ctx, []string{"esc"}, field)
+		left, err = h.run(ctx, "", []string{"esc"}, field)
 		switch {
 		case err != nil:
 			return Decision{}, err
@@ -213,14 +216,15 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 	}
 }
 
-// run shows fields until they are submitted (false), one of the leave keys
-// is pressed (true), or Ctrl-C or a signal interrupts (errInterrupted).
-func (h *huhPrompter) run(ctx context.Context, leave []string, fields ...huh.Field) (bool, error) {
+// run shows body (the proposal, literally, in a pane that PgUp and PgDn
+// scroll) above fields until they are submitted (false), one of the leave
+// keys is pressed (true), or Ctrl-C or a signal interrupts (errInterrupted).
+func (h *huhPrompter) run(ctx context.Context, body string, leave []string, fields ...huh.Field) (bool, error) {
 	km := huh.NewDefaultKeyMap()
 	km.Select.Filter.SetEnabled(false) // five options need no filter, and q must quit
 	form := huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km)
 	form.SubmitCmd, form.CancelCmd = tea.Quit, tea.Interrupt
-	m := &leaveModel{form: form, leave: key.NewBinding(key.WithKeys(leave...))}
+	m := newScreenModel(form, body, leave)
 	// Signals are the context's (main cancels it on SIGINT and SIGTERM):
 	// bubbletea's own handler would end the program on SIGTERM as if the
 	// form had been answered, and the default choice would be applied.
@@ -231,45 +235,87 @@ func (h *huhPrompter) run(ctx context.Context, leave []string, fields ...huh.Fie
 	case err != nil:
 		return false, fmt.Errorf("review screen: %w", err)
 	}
-	fm := final.(*leaveModel)
+	fm := final.(*screenModel)
 	if !fm.left && fm.form.State != huh.StateCompleted {
 		return false, errInterrupted // ended without an answer
 	}
 	return fm.left, nil
 }
 
-// leaveModel is a huh form that the leave keys close.
-type leaveModel struct {
-	form  *huh.Form
-	leave key.Binding
-	left  bool
+// screenModel is one screen of the full-screen review: the proposal in a
+// pane above a huh form (the choice, or a text field). The pane is plain
+// text: huh would render a note as Markdown, and show a fact other than
+// the one approved. When the proposal is taller than the terminal leaves
+// room for, the pane shows its top and PgUp/PgDn scroll it; the form stays
+// in view.
+type screenModel struct {
+	form       *huh.Form
+	body       string
+	pane       viewport.Model
+	scrollable bool
+	leave      key.Binding
+	left       bool
 }
 
-func (m *leaveModel) Init() tea.Cmd { return m.form.Init() }
+func newScreenModel(form *huh.Form, body string, leave []string) *screenModel {
+	return &screenModel{form: form, body: strings.TrimRight(body, "\n"), leave: key.NewBinding(key.WithKeys(leave...))}
+}
 
-func (m *leaveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.leave) {
-		m.left = true
-		return m, tea.Quit
+func (m *screenModel) Init() tea.Cmd { return m.form.Init() }
+
+func (m *screenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.leave):
+			m.left = true
+			return m, tea.Quit
+		case msg.Type == tea.KeyPgUp:
+			m.pane.PageUp()
+			return m, nil
+		case msg.Type == tea.KeyPgDown:
+			m.pane.PageDown()
+			return m, nil
+		}
+	case tea.WindowSizeMsg:
+		f, cmd := m.form.Update(msg)
+		m.form = f.(*huh.Form)
+		m.layout(msg.Width, msg.Height)
+		return m, cmd
 	}
 	f, cmd := m.form.Update(msg)
 	m.form = f.(*huh.Form)
 	return m, cmd
 }
 
-func (m *leaveModel) View() string {
+// layout fits the pane in what the form leaves of a width×height terminal.
+func (m *screenModel) layout(width, height int) {
+	if m.body == "" {
+		return
+	}
+	text := indent(ansi.Wrap(m.body, max(width-2, 20), ""))
+	lines := strings.Count(text, "\n") + 1
+	room := height - lipgloss.Height(m.form.View()) - 2 // a blank line, and the scroll line
+	m.pane = viewport.New(width, max(min(lines, room), 3))
+	m.pane.SetContent(text)
+	m.scrollable = lines > m.pane.Height
+}
+
+func (m *screenModel) View() string {
 	if m.left {
 		return ""
 	}
-	return m.form.View()
+	if m.body == "" {
+		return m.form.View()
+	}
+	var b strings.Builder
+	b.WriteString(m.pane.View())
+	b.WriteString("\n")
+	if m.scrollable {
+		first := m.pane.YOffset + 1
+		fmt.Fprintf(&b, "  pgup/pgdn: scroll (lines %d–%d of %d)", first, min(first+m.pane.Height-1, m.pane.TotalLineCount()), m.pane.TotalLineCount())
+	}
+	b.WriteString("\n")
+	b.WriteString(m.form.View())
+	return b.String()
 }
-
-// literalNote shows screen as it is. huh renders a note's description as
-// a little Markdown (_ italic, * bold, ` code, \ escapes), which would
-// show a fact other than the one approved: every one of those characters
-// is escaped, so each shows as itself.
-func literalNote(screen string) *huh.Note {
-	return huh.NewNote().Title("Review").Description(markdownLiteral.Replace(screen))
-}
-
-var markdownLiteral = strings.NewReplacer(`\`, `\\`, "_", `\_`, "*", `\*`, "`", "\\`")

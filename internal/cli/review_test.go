@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/x/ansi"
 	git "github.com/go-git/go-git/v5"
 
@@ -88,15 +92,42 @@ func TestReviewScreenIsTheProposalVerbatim(t *testing.T) {
 		t.Errorf("the approved line is not the fact shown:\n%s", facts)
 	}
 
-	// The full-screen form shows the same text: huh's note, rendered, with
-	// its styling taken off, holds every line of the screen as it is.
-	note := literalNote(screen)
-	note.WithWidth(400)
-	view := ansi.Strip(note.View())
+	// The full screen shows the same text: rendered, with its styling
+	// taken off, it holds every line of the screen as it is.
+	m := newScreenModel(huh.NewForm(huh.NewGroup(huh.NewSelect[string]().Options(huh.NewOption("Approve", "a")))), screen, []string{"q"})
+	m.Init()
+	m.Update(tea.WindowSizeMsg{Width: 400, Height: 100})
+	view := ansi.Strip(m.View())
 	for _, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
 		if !strings.Contains(view, line) {
 			t.Errorf("the rendered screen changes the line %q:\n%s", line, view)
 		}
+	}
+}
+
+func TestFullScreenScrollsALongProposal(t *testing.T) {
+	t.Parallel()
+	var long strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	m := newScreenModel(huh.NewForm(huh.NewGroup(huh.NewSelect[string]().Title("Decision on [1 of 1] p-1").Options(huh.NewOption("Approve", "a")))), long.String(), []string{"q"})
+	m.Init()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+	view := ansi.Strip(m.View())
+	if h := strings.Count(view, "\n") + 1; h > 20 {
+		t.Errorf("the screen is %d rows in a 20-row terminal:\n%s", h, view)
+	}
+	for _, want := range []string{`(?m)^  line 1 *$`, `Decision on \[1 of 1\] p-1`, `pgup/pgdn: scroll \(lines 1–`} {
+		if !regexp.MustCompile(want).MatchString(view) {
+			t.Errorf("the first view lacks %s:\n%s", want, view)
+		}
+	}
+	for range 5 {
+		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
+	}
+	if view := ansi.Strip(m.View()); !regexp.MustCompile(`(?m)^  line 40 *$`).MatchString(view) || !strings.Contains(view, "Decision on") {
+		t.Errorf("PgDn does not reach the end with the choice in view:\n%s", view)
 	}
 }
 
