@@ -1,33 +1,86 @@
 #!/usr/bin/env bash
-# Drives the full-screen `memctl review` in tmux, as a person would: it
-# files two proposals, opens the review, approves the first with Enter,
-# rejects the second with feedback, and prints each screen (capture-pane).
+# Drives the full-screen `memctl review` in tmux, as a person would, in a
+# 100x20 terminal, and checks what a person sees:
+#   1. the counter and the proposal id stay in view in 20 rows;
+#   2. a fact full of Markdown characters is shown, and approved, as it is;
+#   3. an unchanged edit goes back to the choice; Esc leaves the edit;
+#   4. reject with feedback;
+#   5. q quits the review (exit 0); Ctrl-C and SIGTERM interrupt it (exit 130),
+#      nothing applied.
+# It prints each screen (capture-pane) and exits 1 if a check fails.
 # Needs tmux. Usage: scripts/review-tmux.sh [path/to/memctl]
 set -euo pipefail
 memctl=${1:-$(pwd)/bin/memctl}
 command -v tmux >/dev/null || { echo "needs tmux (apt-get install tmux)" >&2; exit 2; }
 ws=$(mktemp -d)
-trap 'tmux kill-session -t memctl-review 2>/dev/null || true; rm -rf "$ws"' EXIT
+session=memctl-review-$$
+trap 'tmux kill-session -t $session 2>/dev/null || true; rm -rf "$ws"' EXIT
 cd "$ws"
 git init -q .
 git config user.name "Rita Reviewer"
 git config user.email rita@example.com
 "$memctl" init 2>/dev/null
 printf -- '- Keys are at most 256 bytes. <!-- id:old-1 -->\n' >> .ledger/facts/invariants.md
+fact='Run `go test -run Test_*` with *two* __underscores__, a \ and [docs](x) <b>not bold</b>.'
 MEMCTL_ACTOR=claude-agent "$memctl" propose --category pitfalls --reason "Run 41 lost an hour to port clashes" \
-  --text "The integration tests share port 7070; run them with -p 1." --evidence run:r-41 >/dev/null
+  --text "$fact" --evidence run:r-41 >/dev/null
+sleep 1 # oldest first: the Markdown fact is the first screen
 MEMCTL_ACTOR=claude-agent "$memctl" propose --action update --fact old-1 --reason "limit raised in v2" \
   --text "Keys are at most 512 bytes." >/dev/null
 
-screen() { sleep 1; echo "----- $1"; tmux capture-pane -p -t memctl-review | sed '/^$/d'; }
-tmux new-session -d -s memctl-review -x 100 -y 34 "cd '$ws' && '$memctl' review; echo EXIT=\$?; sleep 5"
-screen "first proposal"
-tmux send-keys -t memctl-review Enter
+failed=0
+check() { # check WHAT PATTERN: the screen shows PATTERN (fixed string)
+  if ! tmux capture-pane -p -t "$session" | grep -qF -- "$2"; then echo "FAIL: $1: no \"$2\" on the screen" >&2; failed=1; fi
+}
+screen() { sleep 1; echo "----- $1"; tmux capture-pane -p -t "$session" | sed '/^$/d'; }
+start() { tmux new-session -d -s "$session" -x 100 -y 20 "cd '$ws' && '$memctl' review; echo EXIT=\$?; sleep 30"; }
+
+start
+screen "first proposal, 20 rows"
+check "counter and id in 20 rows" "[1 of 2] p-"
+check "the fact as it is" "$fact"
+tmux send-keys -t "$session" Down Enter
+screen "edit"
+tmux send-keys -t "$session" Enter
+screen "unchanged edit: back to the choice"
+check "unchanged edit goes back" "Decision on [1 of 2]"
+tmux send-keys -t "$session" Down Enter
+sleep 1
+tmux send-keys -t "$session" Escape
+screen "Esc in the edit: back to the choice"
+check "Esc leaves the edit" "Decision on [1 of 2]"
+tmux send-keys -t "$session" Enter
 screen "approved; second proposal"
-tmux send-keys -t memctl-review Down Down Enter
+tmux send-keys -t "$session" Down Down Enter
 screen "reject: feedback"
-tmux send-keys -t memctl-review "Keep it in the task notes; it is specific to CI." Enter
+tmux send-keys -t "$session" "Keep it in the task notes; it is specific to CI." Enter
 screen "done"
+check "exit 0" "EXIT=0"
+tmux kill-session -t "$session"
+
+MEMCTL_ACTOR=claude-agent "$memctl" propose --category pitfalls --reason "r" --text "Another fact." >/dev/null
+start
+sleep 1
+tmux send-keys -t "$session" q
+screen "q quits"
+check "q quits with exit 0" "EXIT=0"
+tmux kill-session -t "$session"
+start
+sleep 1
+tmux send-keys -t "$session" C-c
+screen "Ctrl-C interrupts"
+check "Ctrl-C exits 130" "EXIT=130"
+tmux kill-session -t "$session"
+start
+sleep 1
+kill -TERM "$(pgrep -P "$(tmux list-panes -t "$session" -F '#{pane_pid}')" -x memctl)"
+screen "SIGTERM interrupts"
+check "SIGTERM exits 130" "EXIT=130"
+tmux kill-session -t "$session"
+
 echo "----- result"
 "$memctl" proposals --status all
-"$memctl" facts invariants
+"$memctl" facts pitfalls
+grep -qF -- "- $fact <!--" .ledger/facts/*.md || { echo "FAIL: the approved line is not the fact as proposed" >&2; failed=1; }
+[ "$("$memctl" proposals --status pending | wc -l)" = 1 ] || { echo "FAIL: q or Ctrl-C decided something" >&2; failed=1; }
+exit $failed

@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,7 +31,13 @@ const testNow = "2026-11-22T10:00:00Z"
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"memctl": func() { os.Exit(cli.Main(context.Background(), os.Args[1:], testEnv())) },
+		"memctl": func() {
+			// As in main.go: SIGINT and SIGTERM cancel the command's context.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := cli.Main(ctx, os.Args[1:], testEnv())
+			stop()
+			os.Exit(code)
+		},
 	})
 }
 
@@ -64,6 +72,7 @@ func TestScript(t *testing.T) {
 			"holdlock":    cmdHoldLock,
 			"exitcode":    cmdExitCode,
 			"embedserver": cmdEmbedServer,
+			"session":     cmdSession,
 		},
 	})
 }
@@ -118,6 +127,7 @@ func scriptSetup(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	env.Values[lockKey{}] = &lockHolder{}
+	env.Values[sessionsKey{}] = map[string]*session{}
 	return nil
 }
 

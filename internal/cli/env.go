@@ -100,28 +100,51 @@ func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
 }
 
 func (e *Env) lock(ctx context.Context, path string) error {
-	wait := defaultLockWait
-	if v := e.Getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return usagef(fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v))
-		}
-		wait = d
-	}
-	l, err := fsx.Acquire(ctx, path, wait)
+	l, err := e.acquire(ctx, path)
 	if err != nil {
 		return err
 	}
 	e.closers = append(e.closers, l.Release)
-	// Who holds the lock, for the error of a writer that gives up waiting;
-	// failing to say so costs only that message.
-	_ = l.Announce(e.holder())
 	return nil
 }
 
 // holder is this process as the holder of a lock.
 func (e *Env) holder() fsx.Holder {
 	return fsx.Holder{PID: os.Getpid(), Command: e.command, Since: e.Now().UTC().Truncate(time.Second)}
+}
+
+// LockScoped takes the workspace write lock for one step of a long command
+// (one decision of an interactive review), so that other memctl processes
+// can write between steps; the caller releases it. Main still releases it
+// if the command ends first.
+func (e *Env) LockScoped(ctx context.Context, ws *config.Workspace) (*fsx.Lock, error) {
+	l, err := e.acquire(ctx, ws.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, l.Release) // Release is safe to call twice
+	return l, nil
+}
+
+// acquire takes the lock at path, waiting MEMCTL_LOCK_TIMEOUT (default
+// 10 s), and records this process as its holder.
+func (e *Env) acquire(ctx context.Context, path string) (*fsx.Lock, error) {
+	wait := defaultLockWait
+	if v := e.Getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, usagef(fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v))
+		}
+		wait = d
+	}
+	l, err := fsx.Acquire(ctx, path, wait)
+	if err != nil {
+		return nil, err
+	}
+	// Who holds the lock, for the error of a writer that gives up waiting;
+	// failing to say so costs only that message.
+	_ = l.Announce(e.holder())
+	return l, nil
 }
 
 // close releases what the command opened, last first.

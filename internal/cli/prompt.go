@@ -6,11 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
-	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/proposal"
 )
 
@@ -23,163 +28,298 @@ const (
 	choiceQuit    = "quit"
 )
 
+// Why an interactive review stops before its end. Both are exit 130, and
+// both leave every decision taken so far applied and nothing half-applied.
+var (
+	errInterrupted error = stopError("review interrupted")
+	errEndOfInput  error = stopError("review stopped at the end of input, before a decision")
+)
+
+// stopError is an interrupt (it matches context.Canceled: exit 130) that
+// says why in its own words.
+type stopError string
+
+func (e stopError) Error() string        { return string(e) }
+func (e stopError) Is(target error) bool { return target == context.Canceled }
+
 // Decision is what a reviewer chose for one proposal: the choice, and the
-// edited fact or the feedback that goes with it.
+// edited fact or the feedback that goes with it. An edit always changes
+// the text: an empty or unchanged edit goes back to the choice.
 type Decision struct {
 	Choice string
 	Text   string
 }
 
-// Prompter asks a reviewer to decide on a proposal. The shipped one uses
-// huh; tests may put in a scripted one.
+// Prompter asks a reviewer to decide on a proposal. screen is the text to
+// show, already escaped for the terminal; it is shown as it is (no Markdown).
+// An error that matches context.Canceled is an interrupt. The shipped
+// prompters use huh (full screen) and plain lines (accessible); tests may
+// put in a scripted one.
 type Prompter interface {
 	Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error)
 }
 
-// huhPrompter asks with huh: a full-screen form on a terminal, or line by
-// line in accessible mode.
+type option struct{ label, choice string }
+
+// options are the choices a proposal offers: a removal has no text to edit.
+func options(p *proposal.Proposal) []option {
+	opts := []option{{"Approve", choiceApprove}, {"Edit, then approve", choiceEdit}, {"Reject with feedback", choiceReject},
+		{"Skip for now", choiceSkip}, {"Quit", choiceQuit}}
+	if p.Action == proposal.ActionRemove {
+		opts = append(opts[:1], opts[2:]...)
+	}
+	return opts
+}
+
+// edited reports whether text is a real edit of p's content: not empty,
+// and neither the content nor the content as the edit field showed it
+// (escaped, so that the field cannot drive the terminal).
+func edited(p *proposal.Proposal, text string) bool {
+	text = strings.TrimSpace(text)
+	return text != "" && text != p.Content && text != strings.TrimSpace(visible(p.Content))
+}
+
+// linePrompter asks line by line on plain input and output, for screen
+// readers and scripts (--accessible). Lines are read in the background so
+// that an interrupt ends a prompt at once instead of at the next Enter.
+type linePrompter struct {
+	out   io.Writer
+	lines chan string // closed at the end of input
+}
+
+func newLinePrompter(in io.Reader, out io.Writer) *linePrompter {
+	lp := &linePrompter{out: out, lines: make(chan string)}
+	go func() {
+		defer close(lp.lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			lp.lines <- strings.TrimSuffix(sc.Text(), "\r")
+		}
+	}()
+	return lp
+}
+
+// line returns the next line of input.
+func (lp *linePrompter) line(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", errInterrupted
+	case l, ok := <-lp.lines:
+		if !ok {
+			return "", errEndOfInput
+		}
+		return l, nil
+	}
+}
+
+func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
+	fmt.Fprintln(lp.out, screen)
+	for {
+		choice, err := lp.choose(ctx, options(p))
+		if err != nil {
+			return Decision{}, err
+		}
+		switch choice {
+		case choiceEdit:
+			fmt.Fprintln(lp.out, "The fact as it should read, on one line (empty: back to the choice):")
+			text, err := lp.line(ctx)
+			if err != nil {
+				return Decision{}, err
+			}
+			if !edited(p, text) {
+				fmt.Fprintln(lp.out, "Not changed; nothing approved.")
+				continue
+			}
+			return Decision{Choice: choiceEdit, Text: text}, nil
+		case choiceReject:
+			fmt.Fprintln(lp.out, "Feedback for the agent, why and what to do instead (empty: back to the choice):")
+			text, err := lp.line(ctx)
+			if err != nil {
+				return Decision{}, err
+			}
+			if strings.TrimSpace(text) == "" {
+				fmt.Fprintln(lp.out, "No feedback; nothing rejected.")
+				continue
+			}
+			return Decision{Choice: choiceReject, Text: text}, nil
+		}
+		return Decision{Choice: choice}, nil
+	}
+}
+
+// choose lists the options and reads a number until one is valid; q quits.
+func (lp *linePrompter) choose(ctx context.Context, opts []option) (string, error) {
+	fmt.Fprintln(lp.out, "Decision")
+	for i, o := range opts {
+		fmt.Fprintf(lp.out, "%d. %s\n", i+1, o.label)
+	}
+	for {
+		fmt.Fprintf(lp.out, "Enter a number between 1 and %d (q quits): ", len(opts))
+		s, err := lp.line(ctx)
+		if err != nil {
+			fmt.Fprintln(lp.out)
+			return "", err
+		}
+		s = strings.TrimSpace(s)
+		if s == "q" {
+			return choiceQuit, nil
+		}
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(opts) {
+			return opts[n-1].choice, nil
+		}
+		fmt.Fprintf(lp.out, "%s is not one of the choices.\n", strconv.Quote(s))
+	}
+}
+
+// huhPrompter asks with a full-screen huh form on the terminal.
 type huhPrompter struct {
-	in         io.Reader
-	out        io.Writer
-	accessible bool
+	in  io.Reader
+	out io.Writer
 }
 
 func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
-	choice := ""
-	if h.accessible {
-		choice = choiceQuit // what an exhausted stdin answers
-	}
-	sel := huh.NewSelect[string]().Title("Decision").Options(
-		huh.NewOption("Approve", choiceApprove),
-		huh.NewOption("Edit, then approve", choiceEdit),
-		huh.NewOption("Reject with feedback", choiceReject),
-		huh.NewOption("Skip for now", choiceSkip),
-		huh.NewOption("Quit", choiceQuit),
-	).Value(&choice)
-	if h.accessible {
-		fmt.Fprintln(h.out, screen)
-		if err := sel.RunAccessible(h.out, h.in); err != nil {
-			return Decision{}, err
+	for {
+		choice := choiceApprove
+		opts := make([]huh.Option[string], 0, 5)
+		for _, o := range options(p) {
+			opts = append(opts, huh.NewOption(o.label, o.choice))
 		}
-	} else {
-		note := huh.NewNote().Title("Review").Description(screen)
-		if err := huh.NewForm(huh.NewGroup(note, sel)).WithInput(h.in).WithOutput(h.out).RunWithContext(ctx); err != nil {
-			return Decision{}, abortErr(err)
-		}
-	}
-	d := Decision{Choice: choice}
-	switch choice {
-	case choiceEdit:
-		// Escaped like the screen: the file may come from a pull, and the
-		// gate refuses the raw characters on approval anyway.
-		d.Text = visible(p.Content)
-		field := huh.NewText().Title("The fact as it should read").Value(&d.Text)
-		if err := h.run(ctx, field); err != nil {
-			return Decision{}, err
-		}
-	case choiceReject:
-		field := huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Value(&d.Text)
-		if err := h.run(ctx, field); err != nil {
-			return Decision{}, err
-		}
-		if strings.TrimSpace(d.Text) == "" {
-			d.Choice = choiceSkip // a rejection needs feedback
-		}
-	}
-	return d, nil
-}
-
-func (h *huhPrompter) run(ctx context.Context, field huh.Field) error {
-	if h.accessible {
-		return field.RunAccessible(h.out, h.in)
-	}
-	return abortErr(huh.NewForm(huh.NewGroup(field)).WithInput(h.in).WithOutput(h.out).RunWithContext(ctx))
-}
-
-// abortErr turns huh's Ctrl-C into an interrupt.
-func abortErr(err error) error {
-	if errors.Is(err, huh.ErrUserAborted) {
-		return context.Canceled
-	}
-	return err
-}
-
-// lineReader hands out at most one line per Read, so that each of huh's
-// accessible prompts, which wrap the input in a fresh bufio.Scanner,
-// consumes exactly the one answer meant for it.
-type lineReader struct{ r *bufio.Reader }
-
-func (l *lineReader) Read(p []byte) (int, error) {
-	line, err := l.r.ReadSlice('\n')
-	if len(line) > len(p) {
-		n := copy(p, line)
-		// Put the rest back by reading it again next time.
-		l.r = bufio.NewReader(io.MultiReader(strings.NewReader(string(line[n:])), l.r))
-		return n, nil
-	}
-	n := copy(p, line)
-	if errors.Is(err, bufio.ErrBufferFull) {
-		err = nil
-	}
-	return n, err
-}
-
-// interactiveReview walks the pending proposals, oldest first.
-func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book *proposal.Book, opts reviewOptions, accessible bool) error {
-	all, _, err := book.Proposals.List()
-	if err != nil {
-		return err
-	}
-	pending := proposal.Filter(all, proposal.StatusPending)
-	if len(pending) == 0 {
-		env.notef("no pending proposals")
-		return nil
-	}
-	prompter := env.Prompter
-	switch {
-	case prompter != nil:
-	case accessible:
-		// Line prompts on stderr, answers from stdin one line each.
-		prompter = &huhPrompter{in: &lineReader{r: bufio.NewReader(env.In)}, out: env.Err, accessible: true}
-	default:
-		// The full-screen form needs the terminal itself for raw input.
-		prompter = &huhPrompter{in: env.In, out: env.Out}
-	}
-	reviewer, email := env.reviewer(ws, opts.reviewer)
-	counts := map[string]int{}
-	for i, p := range pending {
-		screen := fmt.Sprintf("[%d of %d]\n%s", i+1, len(pending), reviewScreen(book, p))
-		d, err := prompter.Decide(ctx, screen, p)
+		// The first line of the screen ("[n of m] id") titles the choice,
+		// so that it stays in view when a short terminal cuts the screen.
+		head, _, _ := strings.Cut(screen, "\n")
+		sel := huh.NewSelect[string]().Title("Decision on " + head).Description("esc or q: quit the review").Options(opts...).Value(&choice)
+		left, err := h.run(ctx, screen, []string{"esc", "q"}, sel)
 		if err != nil {
-			return err
+			return Decision{}, err
 		}
-		if d.Choice == choiceQuit {
-			break
+		if left {
+			return Decision{Choice: choiceQuit}, nil
 		}
-		now := env.Now()
-		switch d.Choice {
-		case choiceApprove, choiceEdit:
-			text := ""
-			if d.Choice == choiceEdit {
-				text = d.Text
-			}
-			err = book.Approve(p, text, reviewer, opts.overBudget, now)
-			if err == nil && opts.commit {
-				err = commitApproval(ws, p, reviewer, email, now)
-			}
+		d := Decision{Choice: choice}
+		var field *huh.Text
+		switch choice {
+		case choiceEdit:
+			// Escaped like the screen: the file may come from a pull, and
+			// the gate refuses the raw characters on approval anyway.
+			d.Text = visible(p.Content)
+			field = huh.NewText().Title("The fact as it should read").Description("enter: approve • esc: back to the choice").Value(&d.Text)
 		case choiceReject:
-			err = book.Reject(p, d.Text, reviewer, now)
+			field = huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Description("enter: reject • esc: back to the choice").Value(&d.Text)
+		default:
+			return d, nil
 		}
-		if err != nil {
-			env.warnf("%s: %v", p.ID, proposalError(err))
-			counts["failed"]++
-			continue
+		left, err = h.run(ctx, "", []string{"esc"}, field)
+		switch {
+		case err != nil:
+			return Decision{}, err
+		case left, choice == choiceEdit && !edited(p, d.Text), strings.TrimSpace(d.Text) == "":
+			continue // back to the choice
 		}
-		counts[d.Choice]++
+		return d, nil
 	}
-	env.notef("approved %d, edited %d, rejected %d, skipped %d", counts[choiceApprove], counts[choiceEdit], counts[choiceReject], counts[choiceSkip])
-	if counts["failed"] > 0 {
-		return &silentError{code: exitFailure}
+}
+
+// run shows body (the proposal, literally, in a pane that PgUp and PgDn
+// scroll) above fields until they are submitted (false), one of the leave
+// keys is pressed (true), or Ctrl-C or a signal interrupts (errInterrupted).
+func (h *huhPrompter) run(ctx context.Context, body string, leave []string, fields ...huh.Field) (bool, error) {
+	km := huh.NewDefaultKeyMap()
+	km.Select.Filter.SetEnabled(false) // five options need no filter, and q must quit
+	form := huh.NewForm(huh.NewGroup(fields...)).WithKeyMap(km)
+	form.SubmitCmd, form.CancelCmd = tea.Quit, tea.Interrupt
+	m := newScreenModel(form, body, leave)
+	// Signals are the context's (main cancels it on SIGINT and SIGTERM):
+	// bubbletea's own handler would end the program on SIGTERM as if the
+	// form had been answered, and the default choice would be applied.
+	final, err := tea.NewProgram(m, tea.WithInput(h.in), tea.WithOutput(h.out), tea.WithContext(ctx), tea.WithoutSignalHandler()).Run()
+	switch {
+	case errors.Is(err, tea.ErrInterrupted), ctx.Err() != nil:
+		return false, errInterrupted
+	case err != nil:
+		return false, fmt.Errorf("review screen: %w", err)
 	}
-	return nil
+	fm := final.(*screenModel)
+	if !fm.left && fm.form.State != huh.StateCompleted {
+		return false, errInterrupted // ended without an answer
+	}
+	return fm.left, nil
+}
+
+// screenModel is one screen of the full-screen review: the proposal in a
+// pane above a huh form (the choice, or a text field). The pane is plain
+// text: huh would render a note as Markdown, and show a fact other than
+// the one approved. When the proposal is taller than the terminal leaves
+// room for, the pane shows its top and PgUp/PgDn scroll it; the form stays
+// in view.
+type screenModel struct {
+	form       *huh.Form
+	body       string
+	pane       viewport.Model
+	scrollable bool
+	leave      key.Binding
+	left       bool
+}
+
+func newScreenModel(form *huh.Form, body string, leave []string) *screenModel {
+	return &screenModel{form: form, body: strings.TrimRight(body, "\n"), leave: key.NewBinding(key.WithKeys(leave...))}
+}
+
+func (m *screenModel) Init() tea.Cmd { return m.form.Init() }
+
+func (m *screenModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.leave):
+			m.left = true
+			return m, tea.Quit
+		case msg.Type == tea.KeyPgUp:
+			m.pane.PageUp()
+			return m, nil
+		case msg.Type == tea.KeyPgDown:
+			m.pane.PageDown()
+			return m, nil
+		}
+	case tea.WindowSizeMsg:
+		f, cmd := m.form.Update(msg)
+		m.form = f.(*huh.Form)
+		m.layout(msg.Width, msg.Height)
+		return m, cmd
+	}
+	f, cmd := m.form.Update(msg)
+	m.form = f.(*huh.Form)
+	return m, cmd
+}
+
+// layout fits the pane in what the form leaves of a width×height terminal.
+func (m *screenModel) layout(width, height int) {
+	if m.body == "" {
+		return
+	}
+	text := indent(ansi.Wrap(m.body, max(width-2, 20), ""))
+	lines := strings.Count(text, "\n") + 1
+	room := height - lipgloss.Height(m.form.View()) - 2 // a blank line, and the scroll line
+	m.pane = viewport.New(width, max(min(lines, room), 3))
+	m.pane.SetContent(text)
+	m.scrollable = lines > m.pane.Height
+}
+
+func (m *screenModel) View() string {
+	if m.left {
+		return ""
+	}
+	if m.body == "" {
+		return m.form.View()
+	}
+	var b strings.Builder
+	b.WriteString(m.pane.View())
+	b.WriteString("\n")
+	if m.scrollable {
+		first := m.pane.YOffset + 1
+		fmt.Fprintf(&b, "  pgup/pgdn: scroll (lines %d–%d of %d)", first, min(first+m.pane.Height-1, m.pane.TotalLineCount()), m.pane.TotalLineCount())
+	}
+	b.WriteString("\n")
+	b.WriteString(m.form.View())
+	return b.String()
 }

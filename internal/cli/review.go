@@ -29,10 +29,17 @@ func newReviewCmd(env *Env) *cobra.Command {
 		Long: `Review walks the pending proposals, oldest first, when stdin and stdout are a
 terminal: each screen shows the category, the action, the fact as it would
 read (before and after for an update or removal), the reason, the evidence,
-similar facts and the effect on the line budget; you approve, edit then
-approve, reject with feedback, skip or quit. --accessible (or
-MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin instead, for screen
-readers and scripts.
+similar facts and the effect on the line budget, as stored (no Markdown);
+you approve, edit then approve, reject with feedback, skip or quit (Esc or
+q). A removal has no edit. An empty or unchanged edit goes back to the
+choice. Ctrl-C stops at once (exit 130); decisions taken before stay.
+The workspace lock is held only while a decision is applied; a proposal
+someone else decided meanwhile is reported and skipped (exit 5).
+--accessible (or MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin
+instead, for screen readers and scripts: a number per choice, q quits, the
+end of input stops (exit 130).
+
+The reviewer is --reviewer, else MEMCTL_ACTOR, else git's user.name.
 
 Every choice has a flag, for scripts and CI:
   memctl review --list [--status pending|approved|rejected|withdrawn|all] [--json]
@@ -62,7 +69,7 @@ Every choice has a flag, for scripts and CI:
 	f.BoolVar(&opts.reject, "reject", false, "reject the proposal (needs --feedback)")
 	f.StringVar(&opts.feedback, "feedback", "", "with --reject: what the agent should know")
 	f.BoolVar(&opts.withdraw, "withdraw", false, "withdraw the proposal")
-	f.StringVar(&opts.reviewer, "reviewer", "", "who reviews (default: your git identity)")
+	f.StringVar(&opts.reviewer, "reviewer", "", "who reviews (default: MEMCTL_ACTOR, else your git identity)")
 	f.BoolVar(&opts.commit, "commit", false, "with --approve: commit the facts file and the proposal (git)")
 	f.BoolVar(&opts.overBudget, "over-budget", false, "with --approve: apply even past the line budget")
 	f.BoolVar(&opts.accessible, "accessible", false, "ask line by line on plain stdin (also MEMCTL_ACCESSIBLE=1)")
@@ -143,9 +150,6 @@ func runReview(ctx context.Context, env *Env, id string, opts reviewOptions) err
 	if !accessible && (!env.StdinTTY || !env.StdoutTTY) {
 		return usagef(errors.New("not running interactively: use --list, <id> --approve, <id> --reject --feedback \"…\" or <id> --withdraw (or --accessible to answer on stdin)"))
 	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
 	return interactiveReview(ctx, env, ws, book, opts, accessible)
 }
 
@@ -177,11 +181,24 @@ func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
 		env.notef("no proposals with status %s", status)
 		return nil
 	}
+	var facts *ledger.Ledger // for the text a removal takes away, read once
 	t := newTable(env, "ID", "STATUS", "CATEGORY", "ACTION", "CREATED", "FACT")
 	for _, p := range ps {
-		text := oneLine(p.Content)
+		content := p.Content
+		if p.Action == proposal.ActionRemove && content == "" {
+			if facts == nil {
+				if facts, err = ledger.Load(book.FactsDir, book.FactsRel); err != nil {
+					return err
+				}
+			}
+			content = "(fact " + p.FactID + " is gone)"
+			if f, ok := facts.Fact(p.FactID); ok {
+				content = f.Text
+			}
+		}
+		text := visibleLine(oneLine(content))
 		if p.Status == proposal.StatusRejected && p.Feedback != "" {
-			text += "  [feedback: " + oneLine(p.Feedback) + "]"
+			text += "  [feedback: " + visibleLine(oneLine(p.Feedback)) + "]"
 		}
 		t.row(p.ID, p.Status, p.Category, p.Action, p.CreatedAt.UTC().Format(time.RFC3339), text)
 	}
@@ -231,44 +248,48 @@ func commitApproval(ws *config.Workspace, p *proposal.Proposal, reviewer, email 
 	return nil
 }
 
-// reviewer is who decides: --reviewer, else git's identity, else $USER.
+// reviewer is who decides: --reviewer, else MEMCTL_ACTOR (as for every
+// other command), else git's user.name or user.email, else $USER.
 func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
+	if flag == "" {
+		flag = e.Getenv("MEMCTL_ACTOR")
+	}
 	return e.identity(ws, flag)
 }
 
-// reviewScreen is what a reviewer sees for one proposal. The proposal
-// file may come from a pull, so every field is escaped (visible) before
-// it reaches the terminal.
+// reviewScreen is what a reviewer sees for one proposal: its text exactly
+// as stored, with only what could drive the terminal escaped (visible).
 func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 	return visible(reviewText(book, p))
 }
 
 func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", p.ID, p.Status, dash(p.Author), p.CreatedAt.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "Category: %s   Action: %s\n", p.Category, p.Action)
+	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", visibleLine(p.ID), visibleLine(p.Status), visibleLine(dash(p.Author)), p.CreatedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "Category: %s   Action: %s\n", visibleLine(p.Category), visibleLine(p.Action))
 	old := ""
 	if p.FactID != "" {
 		if l, err := ledger.Load(book.FactsDir, book.FactsRel); err == nil {
 			if f, ok := l.Fact(p.FactID); ok {
-				old = f.Text
+				old = visible(f.Text)
 			}
 		}
 	}
+	fact, content := visibleLine(p.FactID), visible(p.Content)
 	switch p.Action {
 	case proposal.ActionAdd:
-		fmt.Fprintf(&b, "\nThe fact would read:\n%s\n", indent(p.Content))
+		fmt.Fprintf(&b, "\nThe fact would read:\n%s\n", indent(content))
 	case proposal.ActionUpdate:
-		fmt.Fprintf(&b, "\nFact %s now:\n%s\nwould read:\n%s\n", p.FactID, indent("- "+old), indent("+ "+p.Content))
+		fmt.Fprintf(&b, "\nFact %s now:\n%s\nwould read:\n%s\n", fact, indent("- "+old), indent("+ "+content))
 	case proposal.ActionRemove:
-		fmt.Fprintf(&b, "\nFact %s would be removed:\n%s\n", p.FactID, indent("- "+old))
+		fmt.Fprintf(&b, "\nFact %s would be removed:\n%s\n", fact, indent("- "+old))
 	}
-	fmt.Fprintf(&b, "\nReason: %s\n", p.Reason)
+	fmt.Fprintf(&b, "\nReason: %s\n", visible(p.Reason))
 	for _, e := range p.Evidence {
-		fmt.Fprintf(&b, "Evidence: %s %s\n", e.Kind, e.Ref)
+		fmt.Fprintf(&b, "Evidence: %s %s\n", visibleLine(e.Kind), visibleLine(e.Ref))
 	}
 	for _, s := range p.Similar {
-		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", s.Relation, s.Score, s.FactID, oneLine(s.Text))
+		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", visibleLine(s.Relation), s.Score, visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
 	}
 	if p.Status == proposal.StatusPending {
 		if eff, err := book.BudgetEffect(p); err == nil {
@@ -281,10 +302,10 @@ func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 		}
 	}
 	if p.Feedback != "" {
-		fmt.Fprintf(&b, "Feedback: %s\n", p.Feedback)
+		fmt.Fprintf(&b, "Feedback: %s\n", visible(p.Feedback))
 	}
 	if p.Reviewer != "" {
-		fmt.Fprintf(&b, "Reviewed by %s\n", p.Reviewer)
+		fmt.Fprintf(&b, "Reviewed by %s\n", visibleLine(p.Reviewer))
 	}
 	return b.String()
 }

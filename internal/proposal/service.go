@@ -1,6 +1,7 @@
 package proposal
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -45,6 +46,43 @@ func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
 type StateError struct{ Message string }
 
 func (e *StateError) Error() string { return e.Message }
+
+// ChangedError is a decision about a proposal that was decided or changed
+// on disk after the reviewer read it (by another reviewer, or a withdrawal):
+// the decision was made about text that is no longer there, so it is not
+// applied. It matches fsx.ErrChanged.
+type ChangedError struct {
+	ID string
+	// Status is the stored proposal's status now, Reviewer who decided it.
+	Status, Reviewer string
+}
+
+func (e *ChangedError) Error() string {
+	switch {
+	case e.Status == StatusPending:
+		return fmt.Sprintf("proposal %s changed since you read it", e.ID)
+	case e.Reviewer != "":
+		return fmt.Sprintf("proposal %s was %s by %s since you read it", e.ID, e.Status, e.Reviewer)
+	}
+	return fmt.Sprintf("proposal %s was %s since you read it", e.ID, e.Status)
+}
+
+func (e *ChangedError) Unwrap() error { return fsx.ErrChanged }
+
+// Reread reads p's file again, for a decision taken after a reviewer read
+// p: it returns the stored proposal when it is still exactly p, else a
+// *ChangedError (or ErrNotFound when the file is gone). Call it under the
+// workspace lock, then decide on what it returns.
+func (b *Book) Reread(p *Proposal) (*Proposal, error) {
+	now, err := b.Proposals.Get(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(Encode(now), Encode(p)) {
+		return nil, &ChangedError{ID: p.ID, Status: now.Status, Reviewer: now.Reviewer}
+	}
+	return now, nil
+}
 
 // BudgetError is an approval that would push the facts over budget.
 type BudgetError struct {
@@ -260,12 +298,17 @@ func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
 }
 
 // Approve applies a pending proposal, with text replacing its content when
-// the reviewer edited it, and records who approved it and when. An
-// approval that would exceed a line budget is a *BudgetError unless
-// overBudget.
+// the reviewer edited it, and records who approved it and when. Only an
+// edit that changes the text is recorded (an "edited" event with the old
+// and new content); a removal has no text to edit. An approval that would
+// exceed a line budget is a *BudgetError unless overBudget.
 func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now time.Time) error {
 	if p.Status != StatusPending {
 		return &StateError{Message: fmt.Sprintf("proposal %s is %s, not pending", p.ID, p.Status)}
+	}
+	if p.Action == ActionRemove && strings.TrimSpace(text) != "" {
+		return &RefusedError{Reason: fmt.Sprintf("proposal %s removes fact %s: there is no text to edit", p.ID, p.FactID),
+			Hint: "approve it without --text, or reject it with --feedback"}
 	}
 	l, err := b.load()
 	if err != nil {
@@ -339,7 +382,11 @@ func (b *Book) approve(p *Proposal, l *ledger.Ledger, target *ledger.Fact, _ str
 	if auto {
 		action = "applied by policy"
 	}
-	p.History = append(p.History, Event{Action: action, By: reviewer, At: now, OldContent: old, NewContent: p.Content})
+	applied := p.Content
+	if p.Action == ActionRemove {
+		applied = "" // a removal writes no text
+	}
+	p.History = append(p.History, Event{Action: action, By: reviewer, At: now, OldContent: old, NewContent: applied})
 	return b.Proposals.Save(p)
 }
 

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/proposal"
+)
+
+// interactiveReview walks the pending proposals, oldest first. It holds
+// the workspace lock only while it applies a decision, so agents write
+// while a person reads; under the lock it reads the proposal again and
+// applies nothing if it was decided or changed in the meantime.
+func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book *proposal.Book, opts reviewOptions, accessible bool) error {
+	all, _, err := book.Proposals.List()
+	if err != nil {
+		return err
+	}
+	pending := proposal.Filter(all, proposal.StatusPending)
+	if len(pending) == 0 {
+		env.notef("no pending proposals")
+		return nil
+	}
+	prompter := env.Prompter
+	switch {
+	case prompter != nil:
+	case accessible:
+		// Line prompts on stderr, answers from stdin.
+		prompter = newLinePrompter(env.In, env.Err)
+	default:
+		// The full-screen form needs the terminal itself for raw input.
+		prompter = &huhPrompter{in: env.In, out: env.Out}
+	}
+	reviewer, email := env.reviewer(ws, opts.reviewer)
+	var t tally
+	for i, seen := range pending {
+		// Show the proposal as it is now: another reviewer may have
+		// decided it while this one read the ones before.
+		p, err := book.Proposals.Get(seen.ID)
+		if err == nil && p.Status != proposal.StatusPending {
+			err = &proposal.ChangedError{ID: p.ID, Status: p.Status, Reviewer: p.Reviewer}
+		}
+		if err != nil {
+			t.note(env, seen.ID, err)
+			continue
+		}
+		screen := fmt.Sprintf("[%d of %d] %s\n%s", i+1, len(pending), visibleLine(p.ID), reviewScreen(book, p))
+		d, err := prompter.Decide(ctx, screen, p)
+		if err != nil {
+			t.summary(env)
+			return withHint(err, "the decisions taken before are saved; run memctl review again for the rest")
+		}
+		if d.Choice == choiceQuit {
+			break
+		}
+		if d.Choice == choiceEdit && !edited(p, d.Text) {
+			d.Choice = choiceApprove // the prompters never do this; a Prompter from elsewhere might
+		}
+		if d.Choice == choiceSkip {
+			t.skipped++
+			continue
+		}
+		if err := decideLocked(ctx, env, ws, book, p, d, reviewer, email, opts); err != nil {
+			if ctx.Err() != nil {
+				t.summary(env)
+				return errInterrupted
+			}
+			t.note(env, p.ID, err)
+			continue
+		}
+		t.count(d.Choice)
+	}
+	t.summary(env)
+	switch {
+	case t.failed > 0:
+		return &silentError{code: exitFailure}
+	case t.changed > 0:
+		return &silentError{code: exitConflict}
+	}
+	return nil
+}
+
+// decideLocked applies d under the workspace lock to the proposal as the
+// reviewer saw it; if it was decided or changed since, it applies nothing
+// and returns a *proposal.ChangedError.
+func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *proposal.Book, seen *proposal.Proposal, d Decision, reviewer, email string, opts reviewOptions) error {
+	lock, err := env.LockScoped(ctx, ws)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	p, err := book.Reread(seen)
+	if err != nil {
+		return err
+	}
+	now := env.Now()
+	if d.Choice == choiceReject {
+		return book.Reject(p, d.Text, reviewer, now)
+	}
+	text := ""
+	if d.Choice == choiceEdit {
+		text = d.Text
+	}
+	if err := book.Approve(p, text, reviewer, opts.overBudget, now); err != nil {
+		return err
+	}
+	if opts.commit {
+		return commitApproval(ws, p, reviewer, email, now)
+	}
+	return nil
+}
+
+// tally counts an interactive review's outcomes for its summary line.
+type tally struct {
+	approved, edited, rejected, skipped, changed, failed int
+}
+
+func (t *tally) count(choice string) {
+	switch choice {
+	case choiceApprove:
+		t.approved++
+	case choiceEdit:
+		t.edited++
+	case choiceReject:
+		t.rejected++
+	}
+}
+
+// note reports a decision that was not applied and counts it.
+func (t *tally) note(env *Env, id string, err error) {
+	var changed *proposal.ChangedError
+	if errors.As(err, &changed) {
+		env.warnf("%v; nothing applied, moving on", err)
+		t.changed++
+		return
+	}
+	env.warnf("%s: %v", id, proposalError(err))
+	t.failed++
+}
+
+func (t *tally) summary(env *Env) {
+	line := fmt.Sprintf("approved %d, edited %d, rejected %d, skipped %d", t.approved, t.edited, t.rejected, t.skipped)
+	if t.changed > 0 {
+		line += fmt.Sprintf(", %d decided or changed by someone else meanwhile", t.changed)
+	}
+	if t.failed > 0 {
+		line += fmt.Sprintf(", %d failed", t.failed)
+	}
+	env.notef("%s", line)
+}

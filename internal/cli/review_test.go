@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/x/ansi"
+	git "github.com/go-git/go-git/v5"
+
+	"github.com/memctl/memctl/internal/proposal"
+)
+
+// scriptedPrompter answers every proposal with its decision and keeps the
+// screens it was shown.
+type scriptedPrompter struct {
+	decision Decision
+	screens  []string
+}
+
+func (s *scriptedPrompter) Decide(_ context.Context, screen string, _ *proposal.Proposal) (Decision, error) {
+	s.screens = append(s.screens, screen)
+	return s.decision, nil
+}
+
+// workspace makes a git repository with memctl initialised and returns an
+// Env working in it, its clock pinned.
+func workspace(t *testing.T) (*Env, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := git.PlainInit(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": filepath.Join(home, "none"), "MEMCTL_ACTOR": "agent"}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	newEnv := func() *Env {
+		return &Env{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: true, StdoutTTY: true,
+			Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil },
+			Now: func() time.Time { return now }, Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 4096))}
+	}
+	if code := Main(context.Background(), []string{"init"}, newEnv()); code != 0 {
+		t.Fatalf("init: exit %d", code)
+	}
+	return newEnv(), dir
+}
+
+func run(t *testing.T, env *Env, args ...string) string {
+	t.Helper()
+	if code := Main(context.Background(), args, env); code != 0 {
+		t.Fatalf("memctl %s: exit %d: %s", strings.Join(args, " "), code, env.Err.(*bytes.Buffer))
+	}
+	return env.Out.(*bytes.Buffer).String()
+}
+
+// fact has every character huh's Markdown and a terminal would change.
+const literalFact = "Run `go test -run 'Test_*'` with *two* __underscores__, a \\ and [x](y) <b>not bold</b> & friends."
+
+func TestReviewScreenIsTheProposalVerbatim(t *testing.T) {
+	env, dir := workspace(t)
+	run(t, env, "propose", "--category", "pitfalls", "--reason", "see _why_ *now*", "--text", literalFact)
+
+	fake := &scriptedPrompter{decision: Decision{Choice: choiceApprove}}
+	env.Prompter = fake
+	env.Out, env.Err = &bytes.Buffer{}, &bytes.Buffer{}
+	run(t, env, "review", "--reviewer", "rita")
+	if len(fake.screens) != 1 {
+		t.Fatalf("prompted %d times, want once", len(fake.screens))
+	}
+	screen := fake.screens[0]
+	if !strings.Contains(screen, "\n  "+literalFact+"\n") {
+		t.Errorf("the screen does not show the fact byte for byte:\n%s", screen)
+	}
+	if !strings.Contains(screen, "\nReason: see _why_ *now*\n") {
+		t.Errorf("the screen does not show the reason byte for byte:\n%s", screen)
+	}
+	facts, err := os.ReadFile(filepath.Join(dir, ".ledger", "facts", "pitfalls.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(facts), "\n- "+literalFact+" <!-- id:") {
+		t.Errorf("the approved line is not the fact shown:\n%s", facts)
+	}
+
+	// The full screen shows the same text: rendered, with its styling
+	// taken off, it holds every line of the screen as it is.
+	m := newScreenModel(huh.NewForm(huh.NewGroup(huh.NewSelect[string]().Options(huh.NewOption("Approve", "a")))), screen, []string{"q"})
+	m.Init()
+	m.Update(tea.WindowSizeMsg{Width: 400, Height: 100})
+	view := ansi.Strip(m.View())
+	for _, line := range strings.Split(strings.TrimRight(screen, "\n"), "\n") {
+		if !strings.Contains(view, line) {
+			t.Errorf("the rendered screen changes the line %q:\n%s", line, view)
+		}
+	}
+}
+
+func TestFullScreenScrollsALongProposal(t *testing.T) {
+	t.Parallel()
+	var long strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	m := newScreenModel(huh.NewForm(huh.NewGroup(huh.NewSelect[string]().Title("Decision on [1 of 1] p-1").Options(huh.NewOption("Approve", "a")))), long.String(), []string{"q"})
+	m.Init()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+	view := ansi.Strip(m.View())
+	if h := strings.Count(view, "\n") + 1; h > 20 {
+		t.Errorf("the screen is %d rows in a 20-row terminal:\n%s", h, view)
+	}
+	for _, want := range []string{`(?m)^  line 1 *$`, `Decision on \[1 of 1\] p-1`, `pgup/pgdn: scroll \(lines 1–`} {
+		if !regexp.MustCompile(want).MatchString(view) {
+			t.Errorf("the first view lacks %s:\n%s", want, view)
+		}
+	}
+	for range 5 {
+		m.Update(tea.KeyMsg{Type: tea.KeyPgDown})
+	}
+	if view := ansi.Strip(m.View()); !regexp.MustCompile(`(?m)^  line 40 *$`).MatchString(view) || !strings.Contains(view, "Decision on") {
+		t.Errorf("PgDn does not reach the end with the choice in view:\n%s", view)
+	}
+}
+
+func TestReviewScreenEscapesControlCharacters(t *testing.T) {
+	env, dir := workspace(t)
+	run(t, env, "propose", "--category", "pitfalls", "--reason", "r", "--text", "Plain fact.")
+	// A proposal file edited by hand (or pulled) may hold anything.
+	names, _ := filepath.Glob(filepath.Join(dir, ".ledger", "proposals", "*.json"))
+	data, _ := os.ReadFile(names[0])
+	data = bytes.Replace(data, []byte("Plain fact."), []byte(`Plain \u001b[2Jfact\u202e.`), 1)
+	if err := os.WriteFile(names[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := &scriptedPrompter{decision: Decision{Choice: choiceSkip}}
+	env.Prompter = fake
+	run(t, env, "review")
+	if got := fake.screens[0]; strings.ContainsAny(got, "\x1b\u202e") || !strings.Contains(got, `Plain \x1b[2Jfact\u202e.`) {
+		t.Errorf("control characters reach the screen unescaped:\n%q", got)
+	}
+}
+
+// TestFullScreenKeys drives the huh prompter with keystrokes, as a
+// terminal in raw mode delivers them.
+func TestFullScreenKeys(t *testing.T) {
+	t.Parallel()
+	add := &proposal.Proposal{ID: "p-1", Action: proposal.ActionAdd, Content: "A fact."}
+	for _, c := range []struct {
+		name, keys string
+		want       string // the choice, or "interrupted"
+	}{
+		{"enter approves", "\r", choiceApprove},
+		{"q quits the review", "q", choiceQuit},
+		{"esc quits the review", "\x1b", choiceQuit},
+		{"ctrl-c interrupts", "\x03", "interrupted"},
+		{"down three times and enter skips", "\x1b[B\x1b[B\x1b[B\r", choiceSkip},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in, w := io.Pipe() // never closed: a terminal does not end
+			go w.Write([]byte(c.keys))
+			d, err := (&huhPrompter{in: in, out: io.Discard}).Decide(context.Background(), "[1 of 1] p-1\nscreen", add)
+			got := d.Choice
+			if errors.Is(err, context.Canceled) {
+				got = "interrupted"
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("keys %q: got %s, want %s", c.keys, got, c.want)
+			}
+		})
+	}
+	t.Run("a cancelled context interrupts at once", func(t *testing.T) {
+		t.Parallel()
+		in, _ := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := (&huhPrompter{in: in, out: io.Discard}).Decide(ctx, "s", add); !errors.Is(err, context.Canceled) {
+			t.Errorf("Decide = %v, want an interrupt", err)
+		}
+	})
+}
