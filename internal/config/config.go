@@ -372,10 +372,16 @@ func knownKeys() []string {
 }
 
 // suggest returns the known key closest to key if it is a likely typo.
-func suggest(key string) string {
-	best, bestD := "", 3
-	for _, k := range knownKeys() {
-		if d := distance(key, k); d < bestD {
+func suggest(key string) string { return Closest(key, knownKeys(), 2) }
+
+// Closest returns the name in known nearest to name by edit distance
+// (Levenshtein, in bytes: the names memctl suggests are ASCII), when it is
+// at most maxEdits edits away: the likely meaning of a mistyped key or
+// category. Ties go to the first in known; "" when none is that close.
+func Closest(name string, known []string, maxEdits int) string {
+	best, bestD := "", maxEdits+1
+	for _, k := range known {
+		if d := distance(name, k); d < bestD {
 			best, bestD = k, d
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/ledger"
 )
 
@@ -48,38 +49,8 @@ func checkCategory(l *ledger.Ledger, category string, newCategory bool) error {
 	return nil
 }
 
-// closest is the known name nearest to name by edit distance, if it is
-// close enough to be a typo: at most a third of the name's length, and at
-// most 3 edits. Ties go to the first in known.
+// closest is the known name nearest to name, if it is close enough to be
+// a typo: at most a third of the name's length, and at most 3 edits.
 func closest(name string, known []string) string {
-	name = strings.ToLower(name)
-	best, bestD := "", min(3, len(name)/3)+1
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (category names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return config.Closest(strings.ToLower(name), known, min(3, len(name)/3))
 }
