@@ -86,3 +86,50 @@ printf '<%s>' "$@"
 		t.Errorf("pasting the line back gives %s, want %s", lines[2], want)
 	}
 }
+
+// TestMakeInstall: scripts/install.sh (make install) copies the binary to
+// PREFIX/bin, says where, and warns when that directory is not on PATH.
+func TestMakeInstall(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("make install needs sh, and there is none")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "memctl-built")
+	// A stand-in for the built binary: install.sh runs it for its version.
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'memctl v9.9.9'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "prefix")
+	install := func(path string) (string, string) {
+		cmd := exec.Command(sh, filepath.Join("..", "..", "scripts", "install.sh"), bin, prefix)
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("install.sh: %v\n%s%s", err, out.String(), errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	sysPath := os.Getenv("PATH")
+	out, stderr := install(sysPath)
+	target := filepath.Join(prefix, "bin", "memctl")
+	if want := "installed " + target + " (memctl v9.9.9)\n"; out != want {
+		t.Errorf("stdout = %q, want %q", out, want)
+	}
+	if !strings.Contains(stderr, "warning: "+filepath.Join(prefix, "bin")+" is not on your PATH") {
+		t.Errorf("no warning that the directory is not on PATH:\n%s", stderr)
+	}
+	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Fatalf("installed binary: %v, %v", fi, err)
+	}
+	// With the directory on PATH, no warning; a second install replaces
+	// the file (through a rename, so a running memctl keeps its own).
+	_, stderr = install(filepath.Join(prefix, "bin") + string(filepath.ListSeparator) + sysPath)
+	if stderr != "" {
+		t.Errorf("stderr with the directory on PATH: %q", stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(prefix, "bin")); len(entries) != 1 {
+		t.Errorf("left behind in the install directory: %v", entries)
+	}
+}
