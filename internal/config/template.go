@@ -10,8 +10,8 @@ import (
 func Template(prefix string) []byte {
 	d := Default(prefix)
 	return fmt.Appendf(nil, `# memctl configuration. Every key is written out with its default value;
-# change what your team needs and commit the file. Reference: memctl help config
-# in the memctl repository. Each layer can be switched off on its own: its
+# change what your team needs and commit the file. Every key is explained
+# by "memctl help config". Each layer can be switched off on its own: its
 # commands then say so on stderr and return empty results.
 
 [facts]

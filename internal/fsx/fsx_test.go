@@ -3,7 +3,9 @@ package fsx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -180,14 +182,39 @@ func TestLockedErrorNamesTheHolder(t *testing.T) {
 		t.Fatalf("err = %#v, want a *LockedError without a holder", err)
 	}
 	since := time.Date(2026, 11, 22, 9, 31, 2, 0, time.UTC)
-	if err := a.Announce(Holder{PID: 1234, Command: "memctl review", Since: since}); err != nil {
+	pid := os.Getpid() // a live process: a dead one is not named (below)
+	if err := a.Announce(Holder{PID: pid, Command: "memctl review", Since: since}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Acquire(ctx, p, 0)
 	if !errors.As(err, &le) || le.Holder == nil || !errors.Is(err, ErrLocked) {
 		t.Fatalf("err = %#v, want a *LockedError with the holder", err)
 	}
-	if want := "lock " + p + ": workspace is locked by pid 1234 (memctl review, since 2026-11-22T09:31:02Z)"; err.Error() != want {
+	if want := fmt.Sprintf("lock %s: workspace is locked by pid %d (memctl review, since 2026-11-22T09:31:02Z)", p, pid); err.Error() != want {
 		t.Errorf("err = %q\nwant  %q", err, want)
+	}
+	// Released, the holder is no longer named: the next holder that does
+	// not announce itself (another program, or one not there yet) is not
+	// mistaken for this one.
+	a.Release()
+	b, err := Acquire(ctx, p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if _, err := Acquire(ctx, p, 0); !errors.As(err, &le) || le.Holder != nil {
+		t.Errorf("after the announced holder let go: err = %v, want no holder named", err)
+	}
+	// A holder killed before it could remove its file is not named either.
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Announce(Holder{PID: dead.Process.Pid, Command: "memctl create", Since: since}); err != nil {
+		t.Fatal(err)
+	}
+	b.announced = false // as if killed: the file stays behind
+	if _, err := Acquire(ctx, p, 0); !errors.As(err, &le) || le.Holder != nil {
+		t.Errorf("a holder whose process has ended: err = %v, want no holder named", err)
 	}
 }

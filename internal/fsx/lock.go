@@ -42,9 +42,10 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // holderPath is the file beside the lock that names its holder. It is a
 // separate file, replaced atomically, because Windows forbids reading a
-// locked range of the lock file itself. It is left behind on release: it
-// is read only while the lock is held, when it names the holder (or, for
-// the instant between a new holder's lock and its Announce, the previous).
+// locked range of the lock file itself. The holder removes it before it
+// lets go of the lock, and a waiter ignores one whose process has ended
+// (killed before it could remove the file), so the error never names a
+// process that no longer holds the lock.
 func holderPath(lock string) string { return lock + ".holder" }
 
 // pollInterval is how often Acquire retries a held lock.
@@ -54,8 +55,9 @@ const pollInterval = 20 * time.Millisecond
 // operating system drops it when the process dies, so a crashed memctl never
 // leaves a stale lock behind.
 type Lock struct {
-	f    *os.File
-	path string
+	f         *os.File
+	path      string
+	announced bool
 }
 
 // Acquire takes the exclusive lock on path, creating the file and its
@@ -99,7 +101,11 @@ func (l *Lock) Announce(h Holder) error {
 	if err != nil {
 		return err
 	}
-	return WriteDerived(holderPath(l.path), data)
+	if err := WriteDerived(holderPath(l.path), data); err != nil {
+		return err
+	}
+	l.announced = true
+	return nil
 }
 
 // readHolder returns the announced holder of the lock at path, or nil.
@@ -109,7 +115,7 @@ func readHolder(path string) *Holder {
 		return nil
 	}
 	var h Holder
-	if json.Unmarshal(data, &h) != nil || h.PID == 0 {
+	if json.Unmarshal(data, &h) != nil || h.PID == 0 || !processAlive(h.PID) {
 		return nil
 	}
 	return &h
@@ -120,6 +126,11 @@ func readHolder(path string) *Holder {
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
+	}
+	if l.announced {
+		// Still under the lock: no new holder can have announced itself.
+		_ = os.Remove(holderPath(l.path))
+		l.announced = false
 	}
 	err := unlock(l.f)
 	if cerr := l.f.Close(); err == nil {

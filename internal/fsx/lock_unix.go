@@ -28,3 +28,10 @@ func tryLock(f *os.File) (bool, error) {
 func unlock(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_UN)
 }
+
+// processAlive reports whether a process with this id exists (signal 0
+// checks without sending anything; EPERM means it exists as another user).
+func processAlive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}

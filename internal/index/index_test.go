@@ -500,14 +500,14 @@ func TestASecondOpenNamesTheHolder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	since := time.Date(2026, 11, 22, 9, 31, 2, 0, time.UTC)
-	x, err := Open(context.Background(), Options{Dir: f.dir, Holder: fsx.Holder{PID: 4321, Command: "memctl index", Since: since}})
+	x, err := Open(context.Background(), Options{Dir: f.dir, Holder: fsx.Holder{PID: os.Getpid(), Command: "memctl index", Since: since}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer x.Close()
 	_, err = Open(context.Background(), Options{Dir: f.dir, LockWait: time.Nanosecond})
 	var le *fsx.LockedError
-	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != 4321 || le.Holder.Command != "memctl index" {
-		t.Fatalf("second Open = %v, want a LockedError naming pid 4321 (memctl index)", err)
+	if !errors.As(err, &le) || le.Holder == nil || le.Holder.PID != os.Getpid() || le.Holder.Command != "memctl index" {
+		t.Fatalf("second Open = %v, want a LockedError naming this process (memctl index)", err)
 	}
 }
