@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/spf13/cobra"
+
 	"errors"
 
 	"github.com/memctl/memctl/internal/config"
@@ -52,7 +54,20 @@ func hintFor(err error) string {
 	case errors.Is(err, fsx.ErrChanged):
 		return "another program rewrote a memctl file in place while it was read; run the command again"
 	case errors.As(err, &usage):
-		return `run "memctl help" or add --help to the command to see its usage`
+		return genericUsageHint
 	}
 	return ""
+}
+
+// genericUsageHint is the hint of a usage error when the command is not
+// known; usageHint names the command when it is.
+const genericUsageHint = `run "memctl help" or add --help to the command to see its usage`
+
+// usageHint is hint, or for a usage error of a known subcommand with the
+// generic hint, the help of that very command.
+func usageHint(cmd *cobra.Command, hint string) string {
+	if hint != genericUsageHint || cmd == nil || !cmd.HasParent() {
+		return hint
+	}
+	return `run "` + cmd.CommandPath() + ` --help" to see its usage`
 }

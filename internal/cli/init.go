@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -101,9 +103,14 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	for _, p := range updated {
 		env.notef("updated %s", p)
 	}
-	if changed {
+	// What init writes under .git is this clone's alone: nothing to commit.
+	committable := slices.ContainsFunc(append(created, updated...), func(p string) bool { return !strings.HasPrefix(p, ".git/") })
+	switch {
+	case committable:
 		env.notef("initialised memctl in %s (task prefix %q); commit the new files", repo.Root, res.Prefix)
-	} else {
+	case changed:
+		env.notef("set up this clone of %s for memctl; nothing to commit", repo.Root)
+	default:
 		env.notef("already initialised in %s; nothing changed", repo.Root)
 	}
 	if opts.json {

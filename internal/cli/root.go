@@ -95,7 +95,7 @@ func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	if errors.As(err, &silent) {
 		return code
 	}
-	hint := hintFor(err)
+	hint := usageHint(cmd, hintFor(err))
 	var b *batchError
 	isBatch := errors.As(err, &b)
 	if wantsJSON(cmd) || (!ran && argsJSON) {
