@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"github.com/spf13/cobra"
-
 	"errors"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
