@@ -9,6 +9,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/tasks"
 )
 
 // isMemctlFile reports whether the slash path (relative to the root) is
@@ -43,13 +44,16 @@ func (r *Report) checkUnmerged(ws *config.Workspace) {
 		if !isMemctlFile(u.Path, ws.Config) {
 			continue
 		}
+		msg := "unmerged in the git index: a merge or pull stopped here, and the file may hold only one side"
 		hint := "merge it by hand (git show :2:" + u.Path + " and :3:" + u.Path + " are the two sides), then git add it"
 		if u.Path == config.IssuesFile {
 			hint = "run memctl resolve to merge it record by record from the index, check the result, then git add " + u.Path
+			if ok, err := tasks.IsResolved(ws.Root, u.Path); err == nil && ok {
+				msg = "unmerged in the git index, but resolved: the file holds both sides merged"
+				hint = "check the result (memctl list, git diff), then git add " + u.Path
+			}
 		}
-		r.add(Finding{Severity: Error, Rule: RuleUnmerged, File: u.Path,
-			Message: "unmerged in the git index: a merge or pull stopped here, and the file may hold only one side",
-			Hint:    hint})
+		r.add(Finding{Severity: Error, Rule: RuleUnmerged, File: u.Path, Message: msg, Hint: hint})
 	}
 }
 

@@ -41,11 +41,8 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 			return nil, err
 		}
 	}
-	if unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile); err != nil {
+	if err := e.checkUnmergedIssues(ws, write); err != nil {
 		return nil, err
-	} else if unmerged {
-		return nil, withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
-			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
 	}
 	path := ws.Path(config.IssuesFile)
 	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
@@ -58,6 +55,31 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 		return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
 	}
 	return &taskSession{ws: ws, store: s, path: path}, nil
+}
+
+// checkUnmergedIssues refuses the issues file while a stopped merge has it
+// unmerged and it may hold only one side. Once memctl resolve has merged
+// it (the file is exactly the resolution of the index stages), reads go
+// on with a note and writes wait for git add: a change now would make the
+// file look edited, and send the next command back to resolve.
+func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
+	unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile)
+	if err != nil || !unmerged {
+		return err
+	}
+	resolved, err := tasks.IsResolved(ws.Root, config.IssuesFile)
+	switch {
+	case err != nil:
+		return err
+	case !resolved:
+		return withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
+			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
+	case write:
+		return withHint(fmt.Errorf("%s is resolved but not staged; a change now would be taken for an edit of the merge", config.IssuesFile),
+			"git add "+config.IssuesFile+" to finish the merge, then run the command again")
+	}
+	e.notef("%s is resolved but not staged: git add %s to finish the merge", config.IssuesFile, config.IssuesFile)
+	return nil
 }
 
 func (t *taskSession) save() error { return t.store.Save(t.path) }
