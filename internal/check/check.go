@@ -160,6 +160,9 @@ func (r *Report) checkFacts(ws *config.Workspace) error {
 	for _, f := range l.Files {
 		r.Facts += len(f.Facts)
 		for _, p := range f.Problems {
+			if p.Conflict {
+				continue // checkMarkers reports every marker line
+			}
 			r.add(Finding{Severity: Error, Rule: RuleFactsParse, File: f.Path, Line: p.Line,
 				Message: p.Message, Hint: "fix the line so the file reads as a Markdown list of facts"})
 		}
