@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -55,6 +56,27 @@ func (r *Report) checkUnmerged(ws *config.Workspace) {
 		}
 		r.add(Finding{Severity: Error, Rule: RuleUnmerged, File: u.Path, Message: msg, Hint: hint})
 	}
+}
+
+// DriverMissingMessage is what memctl says in a clone whose .gitattributes
+// routes a file to merge=memctl and whose git config has no driver.
+const DriverMissingMessage = "this clone has no memctl merge driver: run memctl init (once per clone)"
+
+// checkDriver warns when .gitattributes routes a file to memctl's merge
+// driver and git's config has none (a fresh clone before memctl init): git
+// then merges the file as text, and stops on conflicts the driver would
+// have merged. A warning, so that it fails no build.
+func (r *Report) checkDriver(ctx context.Context, ws *config.Workspace) {
+	if ws.Repo == nil || !ws.Config.Tasks.Enabled {
+		return
+	}
+	missing, err := gitx.DriverMissing(ctx, ws.Root)
+	if err != nil || !missing {
+		return
+	}
+	r.add(Finding{Severity: Warning, Rule: RuleMergeDriver, File: config.AttrsFile,
+		Message: DriverMissingMessage,
+		Hint:    "git merges " + config.IssuesFile + " as text until then; memctl init registers the driver in .git/config and changes nothing else that exists"})
 }
 
 // checkMarkers reports conflict-marker lines in the files under .ledger/,

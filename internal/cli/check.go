@@ -73,7 +73,7 @@ type checkSummaryJSON struct {
 	Issues    int `json:"issues"`
 }
 
-func runCheck(_ context.Context, env *Env, opts checkOptions) error {
+func runCheck(ctx context.Context, env *Env, opts checkOptions) error {
 	format := opts.format
 	switch {
 	case opts.json:
@@ -90,7 +90,7 @@ func runCheck(_ context.Context, env *Env, opts checkOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := check.Run(ws, env.Now())
+	r, err := check.Run(ctx, ws, check.Options{Now: env.Now(), CI: env.Getenv("CI") != ""})
 	if err != nil {
 		return err
 	}

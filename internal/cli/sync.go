@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/check"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/tasks"
@@ -103,6 +104,9 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 			env.notef("pushed %s and set the upstream to %s", plural(out.PushedCommits, "commit"), remote)
 		}
 	} else {
+		if missing, err := gitx.DriverMissing(ctx, ws.Root); err == nil && missing {
+			env.warnf("%s; until then git merges %s as text", check.DriverMissingMessage, config.IssuesFile)
+		}
 		before, _ := git("rev-parse", "-q", "--verify", "HEAD")
 		before = strings.TrimSpace(before)
 		if _, err := git("pull", "--no-rebase", "--no-edit", "-q"); err != nil {
