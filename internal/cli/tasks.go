@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -71,6 +72,11 @@ func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
 	switch {
 	case err != nil:
 		return err
+	case !resolved && e.hasConflictMarkers(ws.Path(config.IssuesFile)):
+		// resolve wrote the records both sides changed between markers:
+		// the next step is to edit them, not to resolve again.
+		return withHint(fmt.Errorf("%s is unmerged and has conflict markers: records both sides changed are between <<<<<<< and >>>>>>>", config.IssuesFile),
+			"keep one version of each record between the markers, delete the marker lines, then git add "+config.IssuesFile)
 	case !resolved:
 		return withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
 			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
@@ -80,6 +86,13 @@ func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
 	}
 	e.notef("%s is resolved but not staged: git add %s to finish the merge", config.IssuesFile, config.IssuesFile)
 	return nil
+}
+
+// hasConflictMarkers reports whether the file at path has conflict-marker
+// lines; an unreadable file has none.
+func (e *Env) hasConflictMarkers(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && len(gitx.ConflictMarkers(data)) > 0
 }
 
 func (t *taskSession) save() error { return t.store.Save(t.path) }
