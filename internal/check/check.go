@@ -5,6 +5,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,7 +48,16 @@ const (
 	RuleConfig          = "config"
 	RuleUnmerged        = "unmerged"
 	RuleConflictMarkers = "conflict-markers"
+	RuleMergeDriver     = "merge-driver"
 )
+
+// Options are what a check needs besides the workspace.
+type Options struct {
+	Now time.Time
+	// CI says the check runs in continuous integration, whose clones
+	// merge nothing: the merge-driver warning is left out there.
+	CI bool
+}
 
 // Finding is one problem, with where it is and what to do about it.
 type Finding struct {
@@ -89,7 +99,8 @@ func (r *Report) count(s Severity) int {
 
 // Run checks the workspace. It returns an error only when it cannot read
 // what it must check; everything wrong inside the files is a finding.
-func Run(ws *config.Workspace, now time.Time) (*Report, error) {
+func Run(ctx context.Context, ws *config.Workspace, opts Options) (*Report, error) {
+	now := opts.Now
 	r := &Report{MaxLines: ws.Config.Facts.MaxLines, MaxBytes: ws.Config.Facts.MaxTotalBytes}
 	for _, w := range ws.Warnings {
 		msg := w.Message
@@ -124,6 +135,9 @@ func Run(ws *config.Workspace, now time.Time) (*Report, error) {
 		return nil, err
 	}
 	r.checkUnmerged(ws)
+	if !opts.CI {
+		r.checkDriver(ctx, ws)
+	}
 	if err := r.checkMarkers(ws); err != nil {
 		return nil, err
 	}
@@ -160,6 +174,9 @@ func (r *Report) checkFacts(ws *config.Workspace) error {
 	for _, f := range l.Files {
 		r.Facts += len(f.Facts)
 		for _, p := range f.Problems {
+			if p.Conflict {
+				continue // checkMarkers reports every marker line
+			}
 			r.add(Finding{Severity: Error, Rule: RuleFactsParse, File: f.Path, Line: p.Line,
 				Message: p.Message, Hint: "fix the line so the file reads as a Markdown list of facts"})
 		}

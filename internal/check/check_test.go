@@ -57,7 +57,7 @@ func TestRun(t *testing.T) {
 		".ledger/proposals/bad.json": `{"id":`,
 		".beads/issues.jsonl":        "{\"id\":\"x-1\",\"title\":\"t\"}\n{\"id\":\"x-2\"}\n",
 	})
-	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRunByteBudgetsAndFactLength(t *testing.T) {
 	}
 	facts["AGENTS.md"] = agents.Block()
 	ws := workspace(t, cfg, facts)
-	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestRunByteBudgetsAndFactLength(t *testing.T) {
 
 	cfg.Facts.MaxTotalBytes = 200
 	ws.Config = cfg
-	r, err = Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err = Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestRunDisabledLayersAreSkipped(t *testing.T) {
 		".ledger/proposals/bad.json": `[`,
 		".beads/issues.jsonl":        "nonsense\n",
 	})
-	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func BenchmarkCheck1kProposals10kIssues(b *testing.B) {
 	ws := benchWorkspace(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+		r, err := Run(b.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestRunFindsConflictMarkers(t *testing.T) {
 		".ledger/proposals/.keep": "",
 		".ledger/facts/clean.md":  "# C\n\n- fine\n",
 	})
-	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestRunFindsUnmergedFiles(t *testing.T) {
 	if err := repo.Storer.SetIndex(idx); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}

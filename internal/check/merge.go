@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/tasks"
 )
 
 // isMemctlFile reports whether the slash path (relative to the root) is
@@ -43,14 +45,38 @@ func (r *Report) checkUnmerged(ws *config.Workspace) {
 		if !isMemctlFile(u.Path, ws.Config) {
 			continue
 		}
+		msg := "unmerged in the git index: a merge or pull stopped here, and the file may hold only one side"
 		hint := "merge it by hand (git show :2:" + u.Path + " and :3:" + u.Path + " are the two sides), then git add it"
 		if u.Path == config.IssuesFile {
 			hint = "run memctl resolve to merge it record by record from the index, check the result, then git add " + u.Path
+			if ok, err := tasks.IsResolved(ws.Root, u.Path); err == nil && ok {
+				msg = "unmerged in the git index, but resolved: the file holds both sides merged"
+				hint = "check the result (memctl list, git diff), then git add " + u.Path
+			}
 		}
-		r.add(Finding{Severity: Error, Rule: RuleUnmerged, File: u.Path,
-			Message: "unmerged in the git index: a merge or pull stopped here, and the file may hold only one side",
-			Hint:    hint})
+		r.add(Finding{Severity: Error, Rule: RuleUnmerged, File: u.Path, Message: msg, Hint: hint})
 	}
+}
+
+// DriverMissingMessage is what memctl says in a clone whose .gitattributes
+// routes a file to merge=memctl and whose git config has no driver.
+const DriverMissingMessage = "this clone has no memctl merge driver: run memctl init (once per clone)"
+
+// checkDriver warns when .gitattributes routes a file to memctl's merge
+// driver and git's config has none (a fresh clone before memctl init): git
+// then merges the file as text, and stops on conflicts the driver would
+// have merged. A warning, so that it fails no build.
+func (r *Report) checkDriver(ctx context.Context, ws *config.Workspace) {
+	if ws.Repo == nil || !ws.Config.Tasks.Enabled {
+		return
+	}
+	missing, err := gitx.DriverMissing(ctx, ws.Root)
+	if err != nil || !missing {
+		return
+	}
+	r.add(Finding{Severity: Warning, Rule: RuleMergeDriver, File: config.AttrsFile,
+		Message: DriverMissingMessage,
+		Hint:    "git merges " + config.IssuesFile + " as text until then; memctl init registers the driver in .git/config and changes nothing else that exists"})
 }
 
 // checkMarkers reports conflict-marker lines in the files under .ledger/,

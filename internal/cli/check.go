@@ -28,7 +28,8 @@ warning), facts files that do not parse, duplicate fact ids, proposal
 files that are not JSON objects, lines of .beads/issues.jsonl that are not
 records with an id and a title, a missing or outdated AGENTS.md block, and
 memctl files that a merge left unmerged in the git index (which can look
-clean: see memctl resolve) or with conflict markers.
+clean: see memctl resolve) or with conflict markers, and (a warning, not
+when CI is set) a clone with no memctl merge driver registered.
 Every finding names the file, the line where there is one, and what to do.
 
 With GITHUB_ACTIONS=true the format defaults to github: workflow commands that
@@ -73,7 +74,7 @@ type checkSummaryJSON struct {
 	Issues    int `json:"issues"`
 }
 
-func runCheck(_ context.Context, env *Env, opts checkOptions) error {
+func runCheck(ctx context.Context, env *Env, opts checkOptions) error {
 	format := opts.format
 	switch {
 	case opts.json:
@@ -90,7 +91,7 @@ func runCheck(_ context.Context, env *Env, opts checkOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := check.Run(ws, env.Now())
+	r, err := check.Run(ctx, ws, check.Options{Now: env.Now(), CI: env.Getenv("CI") != ""})
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,10 @@ func runFacts(_ context.Context, env *Env, opts factsOptions) error {
 	}
 	for _, f := range l.Files {
 		for _, p := range f.Problems {
+			if p.Conflict { // the facts of both sides are shown, the markers are not
+				env.warnf("%s:%d: %s", f.Path, p.Line, p.Message)
+				continue
+			}
 			env.warnf("%s:%d: %s (this part of the file is skipped; memctl check reports it too)", f.Path, p.Line, p.Message)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/recall"
 )
@@ -156,8 +157,11 @@ func proposalError(err error) error {
 		st  *proposal.StateError
 		bud *proposal.BudgetError
 		cat *proposal.CategoryError
+		cfl *ledger.ConflictError
 	)
 	switch {
+	case errors.As(err, &cfl):
+		return withHint(err, "resolve the merge in "+cfl.Path+" (keep the facts of both sides, delete the marker lines), git add it, then run this again")
 	case errors.As(err, &cat):
 		hint := ""
 		if cat.Suggestion != "" {

@@ -33,7 +33,9 @@ the PATH git saw): git then keeps only your side of the file, with no
 conflict markers, and a plain git add would drop the other side's records.
 
 Resolve does not stage: look at the result (memctl list, git diff), then
-git add the file and commit. Records that both sides changed in the same
+git add the file and commit. Until then the task commands read the resolved
+file (with a note) and refuse to change it, and resolve run again says the
+file is already resolved. Records that both sides changed in the same
 field are written between <<<<<<< and >>>>>>> markers, as the merge driver
 writes them, and resolve exits 1. Files under .ledger/ have no keyed merge:
 resolve names them, to be merged by hand. A file edited since the merge
@@ -55,7 +57,7 @@ type resolveJSON struct {
 
 type resolveFileJSON struct {
 	Path      string   `json:"path"`
-	Result    string   `json:"result"` // merged, conflicts or manual
+	Result    string   `json:"result"` // merged, resolved, conflicts or manual
 	Conflicts []string `json:"conflicts"`
 	Issues    int      `json:"issues"`
 }
@@ -90,6 +92,8 @@ func runResolve(ctx context.Context, env *Env, args []string, opts resolveOption
 		switch r.Outcome {
 		case tasks.Merged:
 			env.notef("resolved %s from the index: %s, no conflicts; check it, then git add %s", path, plural(r.Issues, "issue"), path)
+		case tasks.Resolved:
+			env.notef("%s is already resolved: check it, then git add %s", path, path)
 		case tasks.Conflicted:
 			failed = true
 			for _, id := range r.Conflicts {

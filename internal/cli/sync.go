@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/check"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/tasks"
@@ -104,6 +104,9 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 			env.notef("pushed %s and set the upstream to %s", plural(out.PushedCommits, "commit"), remote)
 		}
 	} else {
+		if missing, err := gitx.DriverMissing(ctx, ws.Root); err == nil && missing {
+			env.warnf("%s; until then git merges %s as text", check.DriverMissingMessage, config.IssuesFile)
+		}
 		before, _ := git("rev-parse", "-q", "--verify", "HEAD")
 		before = strings.TrimSpace(before)
 		if _, err := git("pull", "--no-rebase", "--no-edit", "-q"); err != nil {
@@ -133,17 +136,36 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 func syncConflict(ctx context.Context, ws *config.Workspace, pullErr error) error {
 	files, _ := gitx.Git(ctx, ws.Root, "diff", "--name-only", "--diff-filter=U")
 	if paths := strings.Fields(files); len(paths) > 0 {
-		hint := "edit those files (records between <<<<<<< and >>>>>>>), git add them and git commit; or git merge --abort to undo the pull"
-		if slices.Contains(paths, config.IssuesFile) {
-			hint = "run memctl resolve to merge " + config.IssuesFile + " from the git index (records both sides changed stay between <<<<<<< and >>>>>>>), " + hint
-		}
-		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")), hint)
+		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")), conflictHint(paths))
 	}
 	var ge *gitx.GitError
 	if errors.As(pullErr, &ge) {
 		return withHint(pullErr, "git refused the pull (see above); your local changes are untouched")
 	}
 	return pullErr
+}
+
+// conflictHint says what to do with each file a pull left conflicted, in
+// the words of its kind: issues.jsonl is resolve's, a facts file holds
+// facts, anything else is text.
+func conflictHint(paths []string) string {
+	steps := make([]string, 0, len(paths)+1)
+	for _, p := range paths {
+		switch {
+		case p == config.IssuesFile:
+			steps = append(steps, "run memctl resolve to merge "+p+" from the git index (records both sides changed stay between <<<<<<< and >>>>>>>)")
+		case strings.HasPrefix(p, config.FactsDir+"/"):
+			steps = append(steps, "edit "+p+": keep the facts of both sides between <<<<<<< and >>>>>>> and delete the marker lines")
+		default:
+			steps = append(steps, "edit "+p+": keep what each side meant between <<<<<<< and >>>>>>> and delete the marker lines")
+		}
+	}
+	them := "it"
+	if len(paths) > 1 {
+		them = "them"
+	}
+	steps = append(steps, "git add "+them+" and git commit; or git merge --abort to undo the pull")
+	return strings.Join(steps, "; ")
 }
 
 // countCommits counts the commits git rev-list selects with args; 0 when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -41,11 +42,8 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 			return nil, err
 		}
 	}
-	if unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile); err != nil {
+	if err := e.checkUnmergedIssues(ws, write); err != nil {
 		return nil, err
-	} else if unmerged {
-		return nil, withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
-			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
 	}
 	path := ws.Path(config.IssuesFile)
 	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
@@ -58,6 +56,43 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 		return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
 	}
 	return &taskSession{ws: ws, store: s, path: path}, nil
+}
+
+// checkUnmergedIssues refuses the issues file while a stopped merge has it
+// unmerged and it may hold only one side. Once memctl resolve has merged
+// it (the file is exactly the resolution of the index stages), reads go
+// on with a note and writes wait for git add: a change now would make the
+// file look edited, and send the next command back to resolve.
+func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
+	unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile)
+	if err != nil || !unmerged {
+		return err
+	}
+	resolved, err := tasks.IsResolved(ws.Root, config.IssuesFile)
+	switch {
+	case err != nil:
+		return err
+	case !resolved && e.hasConflictMarkers(ws.Path(config.IssuesFile)):
+		// resolve wrote the records both sides changed between markers:
+		// the next step is to edit them, not to resolve again.
+		return withHint(fmt.Errorf("%s is unmerged and has conflict markers: records both sides changed are between <<<<<<< and >>>>>>>", config.IssuesFile),
+			"keep one version of each record between the markers, delete the marker lines, then git add "+config.IssuesFile)
+	case !resolved:
+		return withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
+			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
+	case write:
+		return withHint(fmt.Errorf("%s is resolved but not staged; a change now would be taken for an edit of the merge", config.IssuesFile),
+			"git add "+config.IssuesFile+" to finish the merge, then run the command again")
+	}
+	e.notef("%s is resolved but not staged: git add %s to finish the merge", config.IssuesFile, config.IssuesFile)
+	return nil
+}
+
+// hasConflictMarkers reports whether the file at path has conflict-marker
+// lines; an unreadable file has none.
+func (e *Env) hasConflictMarkers(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && len(gitx.ConflictMarkers(data)) > 0
 }
 
 func (t *taskSession) save() error { return t.store.Save(t.path) }

@@ -236,3 +236,46 @@ func VerifyMergeDriver(ctx context.Context, root string) error {
 	}
 	return TryDriver(ctx, root, command)
 }
+
+// AttributesFile is the git attributes file at the root of a working tree.
+const AttributesFile = ".gitattributes"
+
+// UsesDriver reports whether git attributes text routes some path to
+// memctl's merge driver (an attribute merge=memctl).
+func UsesDriver(attrs []byte) bool {
+	for line := range bytes.Lines(attrs) {
+		fields := strings.Fields(string(line))
+		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		for _, attr := range fields[1:] {
+			if attr == "merge=memctl" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DriverMissing reports whether the working tree at root has a
+// .gitattributes that routes a file to merge=memctl while git's config
+// (as ConfiguredDriver reads it) has no merge.memctl.driver: the state of
+// a fresh clone before memctl init. Git then merges that file as text,
+// silently: conflicts that the driver would have merged.
+func DriverMissing(ctx context.Context, root string) (bool, error) {
+	attrs, err := os.ReadFile(filepath.Join(root, AttributesFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", AttributesFile, err)
+	}
+	if !UsesDriver(attrs) {
+		return false, nil
+	}
+	_, err = ConfiguredDriver(ctx, root)
+	if errors.Is(err, ErrDriverUnset) {
+		return true, nil
+	}
+	return false, err
+}

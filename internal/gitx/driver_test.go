@@ -82,3 +82,19 @@ func TestEnsureAndConfiguredDriver(t *testing.T) {
 		t.Errorf("ConfiguredDriver = %q, %v, want %q", got, err, cmd)
 	}
 }
+
+func TestUsesDriver(t *testing.T) {
+	t.Parallel()
+	for attrs, want := range map[string]bool{
+		".beads/issues.jsonl merge=memctl\n":                    true,
+		"*.png binary\n.beads/issues.jsonl  -text merge=memctl": true,
+		"# .beads/issues.jsonl merge=memctl\n":                  false,
+		".beads/issues.jsonl merge=union\n":                     false,
+		"merge=memctl\n":                                        false,
+		"":                                                      false,
+	} {
+		if got := UsesDriver([]byte(attrs)); got != want {
+			t.Errorf("UsesDriver(%q) = %v, want %v", attrs, got, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ids"
 )
 
@@ -44,6 +45,9 @@ type Fact struct {
 type Problem struct {
 	Line    int
 	Message string
+	// Conflict marks the problem of git conflict markers, which memctl
+	// check reports under a rule of its own.
+	Conflict bool
 }
 
 // File is one parsed facts file.
@@ -57,8 +61,31 @@ type File struct {
 	Bytes    int
 	Facts    []Fact
 	Problems []Problem
+	// ConflictLines are the lines that are git conflict markers, left by a
+	// merge that is not finished; memctl writes nothing into such a file.
+	ConflictLines []int
 
 	src []byte
+}
+
+// ConflictError refuses a write into a facts file that holds git conflict
+// markers: the merge of that file is not finished.
+type ConflictError struct {
+	Path string // relative to the workspace root
+	Line int    // the first marker line
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s:%d: conflict markers: the merge of this file is not finished, so memctl does not write into it", e.Path, e.Line)
+}
+
+// Conflicted returns a *ConflictError when the file holds conflict
+// markers, else nil. Every writer of a facts file asks it first.
+func (f *File) Conflicted() error {
+	if len(f.ConflictLines) == 0 {
+		return nil
+	}
+	return &ConflictError{Path: f.Path, Line: f.ConflictLines[0]}
 }
 
 // LineAtByte is the 1-based line that holds byte offset off of the file
@@ -92,8 +119,16 @@ func CountLines(src []byte) int {
 	return n
 }
 
+// ConflictMessage is the problem a facts file with conflict markers has.
+const ConflictMessage = "conflict markers: resolve the merge in this file, then git add it"
+
 // Parse reads one facts file. It never fails: what it cannot read becomes a
 // Problem, and the facts it could read are still returned.
+//
+// Conflict-marker lines (gitx.ConflictMarkers) are a Problem and read as
+// blank lines, never as fact text: the facts of both sides of the conflict
+// are returned as they are written, with the ids they have outside a
+// conflict.
 func Parse(category, path string, src []byte) *File {
 	f := &File{Category: category, Path: path, Lines: CountLines(src), Bytes: len(src), src: src}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
@@ -104,9 +139,14 @@ func Parse(category, path string, src []byte) *File {
 		f.Problems = append(f.Problems, Problem{Line: firstInvalidUTF8Line(src), Message: "is not valid UTF-8; save the file as UTF-8"})
 		return f
 	}
-	lines := splitLines(src)
-	idx := newLineIndex(src)
-	doc := mdParser.Parse(text.NewReader(src))
+	body := src
+	if f.ConflictLines = gitx.ConflictMarkers(src); len(f.ConflictLines) > 0 {
+		f.Problems = append(f.Problems, Problem{Line: f.ConflictLines[0], Message: ConflictMessage, Conflict: true})
+		body = blankLines(src, f.ConflictLines)
+	}
+	lines := splitLines(body)
+	idx := newLineIndex(body)
+	doc := mdParser.Parse(text.NewReader(body))
 	for top := doc.FirstChild(); top != nil; top = top.NextSibling() {
 		list, ok := top.(*ast.List)
 		if !ok {
@@ -125,6 +165,34 @@ func Parse(category, path string, src []byte) *File {
 		}
 	}
 	return f
+}
+
+// blankLines returns a copy of src with the given lines (1-based, sorted)
+// turned into spaces, their line endings kept, so that every other byte
+// keeps its offset and every line its number.
+func blankLines(src []byte, lines []int) []byte {
+	out := bytes.Clone(src)
+	n, start := 1, 0
+	for _, want := range lines {
+		for n < want && start < len(out) {
+			i := bytes.IndexByte(out[start:], '\n')
+			if i < 0 {
+				return out
+			}
+			start += i + 1
+			n++
+		}
+		end := len(out)
+		if i := bytes.IndexByte(out[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		for k := start; k < end; k++ {
+			if out[k] != '\r' {
+				out[k] = ' '
+			}
+		}
+	}
+	return out
 }
 
 // addItem turns one top-level list item into a fact. end is the last line

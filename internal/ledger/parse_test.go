@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -187,5 +188,38 @@ func BenchmarkParse800Lines(b *testing.B) {
 		if len(f.Problems) > 0 {
 			b.Fatal(f.Problems)
 		}
+	}
+}
+
+func TestParseConflictMarkers(t *testing.T) {
+	t.Parallel()
+	src := "# Invariants\n\n- A fact.\n<<<<<<< HEAD\n- Ours.\n=======\n- Theirs.\r\n>>>>>>> origin/main\n- After.\n"
+	f := Parse("invariants", ".ledger/facts/invariants.md", []byte(src))
+	var texts []string
+	for _, fact := range f.Facts {
+		texts = append(texts, fact.Text)
+		if fact.ID != ids.Fact("invariants", fact.Text) {
+			t.Errorf("fact %q has id %s, want the id it has outside a conflict", fact.Text, fact.ID)
+		}
+	}
+	if got := strings.Join(texts, "|"); got != "A fact.|Ours.|Theirs.|After." {
+		t.Errorf("facts = %q, want both sides and no marker text", got)
+	}
+	if fmt.Sprint(f.ConflictLines) != "[4 6 8]" {
+		t.Errorf("ConflictLines = %v, want [4 6 8]", f.ConflictLines)
+	}
+	if len(f.Problems) != 1 || f.Problems[0].Line != 4 || !f.Problems[0].Conflict || f.Problems[0].Message != ConflictMessage {
+		t.Errorf("Problems = %+v, want one conflict problem on line 4", f.Problems)
+	}
+	var ce *ConflictError
+	if err := f.Conflicted(); !errors.As(err, &ce) || ce.Line != 4 || ce.Path != ".ledger/facts/invariants.md" {
+		t.Errorf("Conflicted = %v, want a ConflictError at line 4", err)
+	}
+	if f.Lines != 9 || f.Bytes != len(src) {
+		t.Errorf("Lines, Bytes = %d, %d; want the file's own", f.Lines, f.Bytes)
+	}
+	// A setext heading underline is not a marker.
+	if f := Parse("p", "p.md", []byte("Title\n=======\n\n- fact\n")); f.Conflicted() != nil || len(f.Problems) != 0 {
+		t.Errorf("a heading underline: %+v", f.Problems)
 	}
 }

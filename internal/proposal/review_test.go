@@ -2,10 +2,13 @@ package proposal
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/ledger"
 )
 
 const pitfalls = "# Pitfalls\n\n- Keys are at most 256 bytes. <!-- id:old-1 -->\n"
@@ -121,4 +124,30 @@ func TestApproveEditSemantics(t *testing.T) {
 			t.Errorf("history = %s", got)
 		}
 	})
+}
+
+func TestConflictedFactsFileIsNotWritten(t *testing.T) {
+	t.Parallel()
+	conflicted := pitfalls + "<<<<<<< HEAD\n- Ours.\n=======\n- Theirs.\n>>>>>>> x\n"
+	b := book(t, map[string]string{"pitfalls.md": pitfalls, "preferences.md": "# Preferences\n"}, nil)
+	p := propose(t, b, Input{Action: ActionAdd, Category: "pitfalls", Content: "Port 7070 is shared."})
+	if err := os.WriteFile(filepath.Join(b.FactsDir, "pitfalls.md"), []byte(conflicted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ce *ledger.ConflictError
+	if err := b.Approve(p, "", "rita", false, now); !errors.As(err, &ce) || ce.Line != 4 {
+		t.Fatalf("Approve into a conflicted file = %v, want a ConflictError at line 4", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.FactsDir, "pitfalls.md")); string(data) != conflicted {
+		t.Errorf("the conflicted file was written:\n%s", data)
+	}
+	for _, in := range []Input{
+		{Action: ActionAdd, Category: "pitfalls", Content: "Another.", Reason: "r"},
+		{Action: ActionUpdate, FactID: "old-1", Content: "Keys are at most 512 bytes.", Reason: "r"},
+	} {
+		if _, err := b.Propose(in, now, rnd()); !errors.As(err, &ce) {
+			t.Errorf("Propose %s into a conflicted file = %v, want a ConflictError", in.Action, err)
+		}
+	}
+	propose(t, b, Input{Action: ActionAdd, Category: "preferences", Content: "Tabs."})
 }

@@ -150,6 +150,14 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 		target = &f
 		in.Category = target.Category
 	}
+	// A file in the middle of a merge has facts from both sides and line
+	// counts with the markers: the similar facts and the budget effect
+	// would be wrong, and an approval could not write it.
+	if f, err := l.File(in.Category); err == nil {
+		if err := f.Conflicted(); err != nil {
+			return nil, err
+		}
+	}
 	policy := b.Config.PolicyFor(in.Category)
 	if policy == config.PolicyReadonly {
 		return nil, &RefusedError{Reason: fmt.Sprintf("category %q is read-only ([facts.policy] %s = \"readonly\")", in.Category, in.Category),
@@ -359,6 +367,9 @@ func (b *Book) approve(p *Proposal, l *ledger.Ledger, target *ledger.Fact, _ str
 		src = []byte("# " + titleCase(p.Category) + "\n\n")
 	}
 	parsed := ledger.Parse(p.Category, path.Join(b.FactsRel, p.Category+".md"), src)
+	if err := parsed.Conflicted(); err != nil {
+		return err
+	}
 	old := ""
 	var out []byte
 	switch p.Action {

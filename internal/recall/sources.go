@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,11 @@ func (factSource) Files(root string) ([]string, error) {
 func (factSource) Docs(file string, data []byte) ([]index.Doc, error) {
 	category := strings.TrimSuffix(path.Base(file), ".md")
 	f := ledger.Parse(category, file, data)
+	if len(f.ConflictLines) > 0 {
+		// Keep what the index had from before the merge, as for an
+		// issues file with markers.
+		return nil, fmt.Errorf("conflict markers from line %d: resolve the merge, then git add it", f.ConflictLines[0])
+	}
 	docs := make([]index.Doc, 0, len(f.Facts))
 	for _, fact := range f.Facts {
 		docs = append(docs, index.Doc{

@@ -26,6 +26,9 @@ const (
 	// Manual: a memctl file that has no keyed merge (under .ledger/); it
 	// was left alone, to be merged by hand.
 	Manual Outcome = "manual"
+	// Resolved: the file already holds what resolving gives, clean (an
+	// earlier resolve wrote it); nothing was written, git add is left.
+	Resolved Outcome = "resolved"
 )
 
 // Resolution is the result of resolving one unmerged file.
@@ -104,33 +107,14 @@ func resolveOne(root string, u gitx.Unmerged, force bool) (*Resolution, error) {
 	if u.Path != config.IssuesFile {
 		return &Resolution{Path: u.Path, Outcome: Manual, Conflicts: []string{}}, nil
 	}
-	v, err := gitx.ReadStages(root, u)
+	v, m, err := mergeStages(root, u)
 	if err != nil {
 		return nil, err
 	}
 	file := filepath.Join(root, filepath.FromSlash(u.Path))
-	current, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", u.Path, err)
-	}
-	if !force && !bytes.Equal(current, v.Ours) && len(gitx.ConflictMarkers(current)) == 0 {
-		return nil, &EditedError{Path: u.Path}
-	}
-	sides := []struct {
-		name string
-		data []byte
-	}{{"stage 1 (base)", v.Base}, {"stage 2 (ours)", v.Ours}, {"stage 3 (theirs)", v.Theirs}}
-	for _, s := range sides {
-		if _, err := Parse(s.data); err != nil {
-			return nil, fmt.Errorf("%s of %s: %w", s.name, u.Path, err)
-		}
-	}
-	m, err := Merge(v.Base, v.Ours, v.Theirs)
-	if err != nil {
-		return nil, fmt.Errorf("merge %s: %w", u.Path, err)
-	}
-	if err := fsx.WriteFile(file, m.Data, 0o644); err != nil {
-		return nil, err
+	current, readErr := os.ReadFile(file)
+	if readErr != nil && !errors.Is(readErr, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", u.Path, readErr)
 	}
 	res := &Resolution{Path: u.Path, Outcome: Merged, Conflicts: m.Conflicts}
 	if len(m.Conflicts) > 0 {
@@ -146,5 +130,69 @@ func resolveOne(root string, u gitx.Unmerged, force bool) (*Resolution, error) {
 			}
 		}
 	}
+	switch {
+	case readErr == nil && res.Outcome == Merged && bytes.Equal(current, m.Data):
+		// Resolve's own output, not an edit: saying so keeps the next
+		// step git add, not another resolve.
+		res.Outcome = Resolved
+		return res, nil
+	case !force && !bytes.Equal(current, v.Ours) && len(gitx.ConflictMarkers(current)) == 0:
+		return nil, &EditedError{Path: u.Path}
+	}
+	if err := fsx.WriteFile(file, m.Data, 0o644); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// mergeStages merges the three index stages of u with Merge, after
+// checking that each parses.
+func mergeStages(root string, u gitx.Unmerged) (*gitx.Versions, *MergeResult, error) {
+	v, err := gitx.ReadStages(root, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	sides := []struct {
+		name string
+		data []byte
+	}{{"stage 1 (base)", v.Base}, {"stage 2 (ours)", v.Ours}, {"stage 3 (theirs)", v.Theirs}}
+	for _, s := range sides {
+		if _, err := Parse(s.data); err != nil {
+			return nil, nil, fmt.Errorf("%s of %s: %w", s.name, u.Path, err)
+		}
+	}
+	m, err := Merge(v.Base, v.Ours, v.Theirs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge %s: %w", u.Path, err)
+	}
+	return v, m, nil
+}
+
+// IsResolved reports whether the working-tree file of the slash path rel,
+// which a stopped merge left unmerged in the index of the working tree at
+// root, holds exactly what Resolve writes for it with no conflicts: the
+// file is merged and only git add is left. A path that is not unmerged, or
+// whose stages do not merge, is not resolved. It reads the index, the
+// three stages and the file, and merges them in memory: cheap enough to
+// ask before every command while a merge is under way.
+func IsResolved(root, rel string) (bool, error) {
+	all, err := gitx.UnmergedPaths(root)
+	if err != nil {
+		return false, err
+	}
+	for _, u := range all {
+		if u.Path != rel {
+			continue
+		}
+		// Stages that do not merge cleanly have no resolution to compare.
+		if _, m, err := mergeStages(root, u); err == nil && len(m.Conflicts) == 0 {
+			current, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return false, fmt.Errorf("read %s: %w", rel, err)
+			}
+			return err == nil && bytes.Equal(current, m.Data), nil
+		}
+		return false, nil
+	}
+	return false, nil
 }

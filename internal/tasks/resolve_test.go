@@ -122,3 +122,32 @@ func TestResolveRefusals(t *testing.T) {
 		t.Errorf("with force: %+v, %v", res, err)
 	}
 }
+
+func TestResolvedFileIsResolvedAndResolvesAgain(t *testing.T) {
+	t.Parallel()
+	root := stoppedMerge(t, map[string][3]string{".beads/issues.jsonl": {rBase, rOurs, rThem}})
+	if ok, err := IsResolved(root, ".beads/issues.jsonl"); err != nil || ok {
+		t.Fatalf("our side only: IsResolved = %v, %v; want false", ok, err)
+	}
+	if _, err := Resolve(root, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := IsResolved(root, ".beads/issues.jsonl"); err != nil || !ok {
+		t.Fatalf("after Resolve: IsResolved = %v, %v; want true", ok, err)
+	}
+	res, err := Resolve(root, nil, false)
+	if err != nil || len(res) != 1 || res[0].Outcome != Resolved || res[0].Issues != 3 {
+		t.Fatalf("Resolve again = %+v, %v; want resolved, 3 issues, no EditedError", res, err)
+	}
+	if ok, _ := IsResolved(root, ".ledger/config.toml"); ok {
+		t.Errorf("a path that is not unmerged is not resolved")
+	}
+	file := filepath.Join(root, ".beads", "issues.jsonl")
+	data, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, append(data, []byte(`{"id":"x-4","title":"edit","status":"open","priority":2}`+"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := IsResolved(root, ".beads/issues.jsonl"); ok {
+		t.Errorf("an edit after resolving is not the resolution")
+	}
+}
