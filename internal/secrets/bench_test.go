@@ -18,6 +18,11 @@ func forget() {
 			}
 		}
 	}
+	for i, p := range semiGenericPre() {
+		if p != nil {
+			semiGenericPre()[i] = &lazyRegexp{src: p.src}
+		}
+	}
 	for j := range globalAllowlists {
 		if a := &globalAllowlists[j]; a.re != nil {
 			a.re = &lazyRegexp{src: a.re.src}

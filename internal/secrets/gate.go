@@ -68,6 +68,11 @@ func Check(fields ...Field) error {
 	return nil
 }
 
+// CheckText is the first half of Check: a *TextError for the first
+// character of f that a terminal would act on, else nil. It does not look
+// for secrets.
+func CheckText(f Field) error { return checkText(f) }
+
 // checkText finds the first character of f that may not be stored.
 func checkText(f Field) error {
 	s := f.Text

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -125,15 +126,29 @@ func Scan(text string) ([]Finding, error) {
 // scan is gitleaks' DetectString for text without a path, with a
 // Detector made by NewDetectorDefaultConfig (so no decoding passes).
 func scan(text string) ([]finding, error) {
-	lower := strings.ToLower(text)
+	set := newRuleSet()
+	keywords().match(text, set)
+	return scanRules(text, set.list)
+}
+
+// scanRules runs the rules of the list, which are those whose keywords
+// occur in text, on text.
+func scanRules(text string, list []int) ([]finding, error) {
+	slices.Sort(list) // the order of the table, as gitleaks runs them
 	var (
 		found    []finding
 		newlines []int
 	)
-	for i := range rules {
+	for _, i := range list {
 		r := &rules[i]
-		if len(r.keywords) > 0 && !containsAny(lower, r.keywords) {
-			continue
+		if pre := semiGeneric(i); pre != nil {
+			re, err := pre.get()
+			if err != nil {
+				return nil, err
+			}
+			if !re.MatchString(text) {
+				continue
+			}
 		}
 		re, err := r.re.get()
 		if err != nil {
