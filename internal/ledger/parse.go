@@ -61,6 +61,9 @@ type File struct {
 	src []byte
 }
 
+// Source is the file's content as read. It must not be modified.
+func (f *File) Source() []byte { return f.src }
+
 // LineAtByte is the 1-based line that holds byte offset off of the file
 // (the last line for an offset past the end): where a byte budget is
 // crossed.

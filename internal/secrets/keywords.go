@@ -1,9 +1,14 @@
 package secrets
 
 import (
+	"errors"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // keywordIndex finds, in one pass over a text, the rules whose keywords
@@ -142,31 +147,214 @@ var semiGenericPre = sync.OnceValue(func() []*lazyRegexp {
 // match the rule, and it runs many times faster. Nil for other rules.
 func semiGeneric(i int) *lazyRegexp { return semiGenericPre()[i] }
 
-// ScanLines is Scan for text whose lines are records of their own, such
-// as JSON Lines, where no secret can span two lines: each line is scanned
-// alone, which is the same as scanning the whole text but skips at once
-// the lines that hold no rule's keyword. Findings are in order of
-// position, with lines and columns in text.
-func ScanLines(text string) ([]Finding, error) {
+// ScanJSONLines scans the string values of each line of text, a JSON
+// Lines file such as .beads/issues.jsonl, one by one, as the write gate
+// scans the fields it stores: the keys are not part of the text. (On the
+// raw line, a key such as "author" followed by a value of ten characters
+// or more is a match of gitleaks' generic-api-key expression, whose
+// entropy test then rejects it: the expression would run on every
+// comment, at a cost of a hundred microseconds or more each.) Values are
+// scanned as written, escapes included, so columns are the file's; a
+// value that spans escaped newlines (\n) is one text, as gitleaks reads
+// it. Lines that are not JSON are scanned whole. The lines are split among
+// the processors. Findings are in order of position.
+func ScanJSONLines(text string) ([]Finding, error) {
+	chunks := splitLines(text, min(runtime.GOMAXPROCS(0), 1+len(text)/(256<<10)))
+	found := make([][]Finding, len(chunks))
+	errs := make([]error, len(chunks))
+	var wg sync.WaitGroup
+	for i, c := range chunks {
+		wg.Go(func() { found[i], errs[i] = scanJSONLines(c.text, c.line) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(found...), nil
+}
+
+type chunk struct {
+	text string
+	line int // of its first line in the whole text, 1-based
+}
+
+// splitLines cuts text into at most n chunks of about the same size, at
+// line ends.
+func splitLines(text string, n int) []chunk {
+	var out []chunk
+	line := 1
+	for n > 1 && len(text) > 0 {
+		end := len(text) / n
+		if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+			end += i + 1
+		} else {
+			end = len(text)
+		}
+		out = append(out, chunk{text[:end], line})
+		line += strings.Count(text[:end], "\n")
+		text = text[end:]
+		n--
+	}
+	return append(out, chunk{text, line})
+}
+
+func scanJSONLines(text string, first int) ([]Finding, error) {
 	var out []Finding
 	set := newRuleSet()
 	x := keywords()
-	for n := 1; text != ""; n++ {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
+	scan := func(n, at int, s string) error {
 		set.reset()
-		x.match(line, set)
+		x.match(s, set)
 		if len(set.list) == 0 {
-			continue
+			return nil
 		}
-		found, err := Scan(line)
+		found, err := scanRules(s, set.list)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		for _, f := range positions(s, found) {
+			f.Line, f.Column = n, at+f.Column
+			out = append(out, f)
+		}
+		return nil
+	}
+	// scanValue scans the text of a string value: decoded, as the gate
+	// saw it when it was written, with positions mapped back to the line.
+	scanValue := func(n int, line string, span [2]int) error {
+		raw := line[span[0]:span[1]]
+		if !strings.Contains(raw, `\`) {
+			return scan(n, span[0], raw)
+		}
+		text, at := unquote(raw)
+		set.reset()
+		x.match(text, set)
+		if len(set.list) == 0 {
+			return nil
+		}
+		found, err := scanRules(text, set.list)
+		if err != nil {
+			return err
 		}
 		for _, f := range found {
-			f.Line = n
-			out = append(out, f)
+			out = append(out, Finding{RuleID: f.rule.id, Line: n, Column: span[0] + at[f.offset] + 1})
+		}
+		return nil
+	}
+	for n := first; text != ""; n++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		values, ok := jsonValues(line)
+		if !ok {
+			if err := scan(n, 0, line); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for _, v := range values {
+			if err := scanValue(n, line, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// jsonValues returns the spans of the string values in a line of JSON
+// (between the quotes, escapes as written), leaving out object keys. ok
+// is false when the line is not a JSON object or array, or its strings
+// do not end.
+func jsonValues(line string) (spans [][2]int, ok bool) {
+	if t := strings.TrimLeft(line, " \t\ufeff"); t == "" || t[0] != '{' && t[0] != '[' {
+		return nil, false
+	}
+	for i := 0; i < len(line); i++ {
+		if line[i] != '"' {
+			continue
+		}
+		start := i + 1
+		end := -1
+		for j := start; j < len(line); j++ {
+			if line[j] == '\\' {
+				j++
+				continue
+			}
+			if line[j] == '"' {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			return nil, false
+		}
+		i = end
+		k := end + 1
+		for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r') {
+			k++
+		}
+		if k < len(line) && line[k] == ':' {
+			continue // a key
+		}
+		if end > start {
+			spans = append(spans, [2]int{start, end})
+		}
+	}
+	return spans, true
+}
+
+// unquote decodes the escapes of a JSON string's content and returns, for
+// each byte of the result, its offset in raw. An escape it does not know
+// is kept as written.
+func unquote(raw string) (string, []int) {
+	var b strings.Builder
+	at := make([]int, 0, len(raw)+1)
+	put := func(s string, from int) {
+		b.WriteString(s)
+		for range len(s) {
+			at = append(at, from)
+		}
+	}
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' || i+1 == len(raw) {
+			put(raw[i:i+1], i)
+			i++
+			continue
+		}
+		switch c := raw[i+1]; c {
+		case '"', '\\', '/':
+			put(string(c), i)
+		case 'b':
+			put("\b", i)
+		case 'f':
+			put("\f", i)
+		case 'n':
+			put("\n", i)
+		case 'r':
+			put("\r", i)
+		case 't':
+			put("\t", i)
+		case 'u':
+			r, size := rune(-1), 2
+			if v, err := strconv.ParseUint(raw[i+2:min(i+6, len(raw))], 16, 16); err == nil && i+6 <= len(raw) {
+				r, size = rune(v), 6
+				if utf16.IsSurrogate(r) && i+12 <= len(raw) && raw[i+6:i+8] == `\u` {
+					if w, err := strconv.ParseUint(raw[i+8:i+12], 16, 16); err == nil {
+						if p := utf16.DecodeRune(r, rune(w)); p != utf8.RuneError {
+							r, size = p, 12
+						}
+					}
+				}
+			}
+			if r < 0 {
+				put(raw[i:i+2], i)
+			} else {
+				put(string(r), i)
+			}
+			i += size
+			continue
+		default:
+			put(raw[i:i+2], i)
+		}
+		i += 2
+	}
+	return b.String(), append(at, len(raw))
 }
