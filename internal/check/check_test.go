@@ -268,7 +268,9 @@ func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 		".ledger/proposals/p-1.json": `{"schema_version":1,"id":"p-1","action":"add","category":"a",` +
 			"\n" + `"content":"` + token + `","reason":"y","status":"pending","created_at":"2026-11-20T00:00:00Z"}`,
 		".beads/issues.jsonl": `{"id":"x-1","title":"t","comments":[{"author":"codex-agent","text":"` + token + `"}]}` + "\n" +
-			`{"id":"x-2","title":"a \u202e b","description":"ok \u001b"}` + "\n",
+			`{"id":"x-2","title":"a \u202e b","description":"ok \u001b"}` + "\n" +
+			`{"id":"x-3","title":"café — \u00e9 \\u001b","notes":"line\nline\ttab\r\n"}` + "\n" +
+			"{\"id\":\"x-4\",\"title\":\"raw \u202e and \u0085\"}\n",
 	})
 	r, err := Run(ws, time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	if err != nil {
@@ -278,6 +280,7 @@ func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 		"secret .beads/issues.jsonl:1",
 		"control-character .beads/issues.jsonl:2",
 		"control-character .beads/issues.jsonl:2",
+		"control-character .beads/issues.jsonl:4",
 		"secret .ledger/facts/a.md:4",
 		"control-character .ledger/facts/a.md:5",
 		"secret .ledger/proposals/p-1.json:2",
@@ -290,13 +293,13 @@ func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 			t.Errorf("finding %+v shows the secret", f)
 		}
 	}
-	msgs := []string{r.Findings[0].Message, r.Findings[1].Message, r.Findings[2].Message, r.Findings[4].Message}
+	msgs := []string{r.Findings[0].Message, r.Findings[1].Message, r.Findings[2].Message, r.Findings[5].Message}
 	for i, want := range []string{"(github-pat) at column 89", `field "description" has an escape character`, `field "title" has the bidirectional formatting character U+202E`, "fact red has an escape character"} {
 		if !strings.Contains(msgs[i], want) {
 			t.Errorf("message %q, want it to contain %q", msgs[i], want)
 		}
 	}
-	if r.Errors() != 3 || r.Warnings() != 3 {
-		t.Errorf("%d errors, %d warnings; want 3 and 3", r.Errors(), r.Warnings())
+	if r.Errors() != 3 || r.Warnings() != 4 {
+		t.Errorf("%d errors, %d warnings; want 3 and 4", r.Errors(), r.Warnings())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/secrets"
@@ -98,18 +99,27 @@ func checkIssuesText(file string, data []byte) ([]Finding, error) {
 	return out, nil
 }
 
-// mayHoldControl is a quick test for a JSON line: a control character in
-// a decoded string is written \u…, or is a raw DEL or a byte of a
-// multi-byte character (C1 controls, bidirectional marks). A raw byte
-// below 0x20 makes the line invalid JSON, which the issues-jsonl rule
-// reports.
+// mayHoldControl is a quick test for a JSON line, so that only the lines
+// that may hold a control character in a string are decoded: such a
+// character is written as an escape (\u001b) or, for DEL, C1 controls and
+// bidirectional marks, as itself. A raw byte below 0x20 makes the line
+// invalid JSON, which the issues-jsonl rule reports.
 func mayHoldControl(line string) bool {
-	if strings.Contains(line, `\u`) {
-		return true
-	}
 	for i := 0; i < len(line); i++ {
-		if c := line[i]; c >= 0x7f {
-			return true
+		switch c := line[i]; {
+		case c == '\\' && i+1 < len(line):
+			if line[i+1] == 'u' && i+6 <= len(line) {
+				if v, err := strconv.ParseUint(line[i+2:i+6], 16, 32); err == nil && secrets.MayAct(rune(v)) {
+					return true
+				}
+			}
+			i++ // the escaped character
+		case c >= 0x7f:
+			r, size := utf8.DecodeRuneInString(line[i:])
+			if secrets.MayAct(r) {
+				return true
+			}
+			i += size - 1
 		}
 	}
 	return false
