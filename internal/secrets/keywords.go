@@ -267,27 +267,29 @@ func jsonValues(line string) (spans [][2]int, ok bool) {
 	if t := strings.TrimLeft(line, " \t\ufeff"); t == "" || t[0] != '{' && t[0] != '[' {
 		return nil, false
 	}
-	for i := 0; i < len(line); i++ {
-		if line[i] != '"' {
-			continue
+	for i := 0; i < len(line); {
+		q := strings.IndexByte(line[i:], '"')
+		if q < 0 {
+			break
 		}
-		start := i + 1
-		end := -1
-		for j := start; j < len(line); j++ {
-			if line[j] == '\\' {
-				j++
-				continue
+		start := i + q + 1
+		end := start
+		for {
+			j := strings.IndexAny(line[end:], `"\\`)
+			if j < 0 {
+				return nil, false
 			}
-			if line[j] == '"' {
-				end = j
+			end += j
+			if line[end] == '"' {
 				break
 			}
+			end += 2 // a backslash and the character it escapes
+			if end > len(line) {
+				return nil, false
+			}
 		}
-		if end < 0 {
-			return nil, false
-		}
-		i = end
-		k := end + 1
+		i = end + 1
+		k := i
 		for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '\r') {
 			k++
 		}
