@@ -252,7 +252,7 @@ func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
 	// they are validated.
 	problems, n, err := proposal.ValidateDirVisit(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays,
 		func(i int, _ string, data []byte) {
-			fs, err := secrets.Scan(string(data))
+			fs, err := secrets.ScanJSONLines(string(data))
 			if err == nil && len(fs) == 0 {
 				return
 			}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -261,12 +262,16 @@ func TestRunFindsUnmergedFiles(t *testing.T) {
 // file or an issue's text.
 func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 	t.Parallel()
-	token := secretstest.Secrets()[0].Text // export GITHUB_TOKEN=ghp_…
+	token := secretstest.Secrets()[0].Text   // export GITHUB_TOKEN=ghp_…
+	generic := secretstest.Secrets()[5].Text // api_key = "…"
 	ws := workspace(t, config.Default("t"), map[string]string{
 		"AGENTS.md":          agents.Block(),
 		".ledger/facts/a.md": "# A\n\n- one\n- CI: " + token + "\n- red \x1b[31m text <!-- id:red -->\n",
 		".ledger/proposals/p-1.json": `{"schema_version":1,"id":"p-1","action":"add","category":"a",` +
 			"\n" + `"content":"` + token + `","reason":"y","status":"pending","created_at":"2026-11-20T00:00:00Z"}`,
+		// The quotes of the generic sample are escaped in the file.
+		".ledger/proposals/p-2.json": "{\n  \"schema_version\": 1,\n  \"id\": \"p-2\",\n  \"action\": \"add\",\n  \"category\": \"a\",\n" +
+			"  \"content\": " + quote(t, generic) + ",\n  \"reason\": \"y\",\n  \"status\": \"pending\",\n  \"created_at\": \"2026-11-20T00:00:00Z\"\n}\n",
 		".beads/issues.jsonl": `{"id":"x-1","title":"t","comments":[{"author":"codex-agent","text":"` + token + `"}]}` + "\n" +
 			`{"id":"x-2","title":"a \u202e b","description":"ok \u001b"}` + "\n" +
 			`{"id":"x-3","title":"café — \u00e9 \\u001b","notes":"line\nline\ttab\r\n"}` + "\n" +
@@ -284,6 +289,7 @@ func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 		"secret .ledger/facts/a.md:4",
 		"control-character .ledger/facts/a.md:5",
 		"secret .ledger/proposals/p-1.json:2",
+		"secret .ledger/proposals/p-2.json:6",
 	}, "\n")
 	if got := rules(r); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
@@ -299,7 +305,16 @@ func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
 			t.Errorf("message %q, want it to contain %q", msgs[i], want)
 		}
 	}
-	if r.Errors() != 3 || r.Warnings() != 4 {
-		t.Errorf("%d errors, %d warnings; want 3 and 4", r.Errors(), r.Warnings())
+	if r.Errors() != 4 || r.Warnings() != 4 {
+		t.Errorf("%d errors, %d warnings; want 4 and 4", r.Errors(), r.Warnings())
 	}
+}
+
+func quote(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

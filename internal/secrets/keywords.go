@@ -148,7 +148,8 @@ var semiGenericPre = sync.OnceValue(func() []*lazyRegexp {
 func semiGeneric(i int) *lazyRegexp { return semiGenericPre()[i] }
 
 // ScanJSONLines scans the string values of each line of text, a JSON
-// Lines file such as .beads/issues.jsonl, one by one, as the write gate
+// Lines file such as .beads/issues.jsonl or indented JSON whose strings
+// do not span lines (a proposal file), one by one, as the write gate
 // scans the fields it stores: the keys are not part of the text. (On the
 // raw line, a key such as "author" followed by a value of ten characters
 // or more is a match of gitleaks' generic-api-key expression, whose
@@ -160,6 +161,9 @@ func semiGeneric(i int) *lazyRegexp { return semiGenericPre()[i] }
 // the processors. Findings are in order of position.
 func ScanJSONLines(text string) ([]Finding, error) {
 	chunks := splitLines(text, min(runtime.GOMAXPROCS(0), 1+len(text)/(256<<10)))
+	if len(chunks) == 1 {
+		return scanJSONLines(text, 1)
+	}
 	found := make([][]Finding, len(chunks))
 	errs := make([]error, len(chunks))
 	var wg sync.WaitGroup
@@ -261,10 +265,10 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 
 // jsonValues returns the spans of the string values in a line of JSON
 // (between the quotes, escapes as written), leaving out object keys. ok
-// is false when the line is not a JSON object or array, or its strings
-// do not end.
+// is false when the line does not start as JSON Lines or indented JSON
+// do ({, [ or "), or its strings do not end.
 func jsonValues(line string) (spans [][2]int, ok bool) {
-	if t := strings.TrimLeft(line, " \t\ufeff"); t == "" || t[0] != '{' && t[0] != '[' {
+	if t := strings.TrimLeft(line, " \t\ufeff"); t == "" || t[0] != '{' && t[0] != '[' && t[0] != '"' {
 		return nil, false
 	}
 	for i := 0; i < len(line); {
