@@ -244,10 +244,12 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 		}
 		return nil
 	}
+	var values [][2]int // reused from line to line
 	for n := first; text != ""; n++ {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
-		values, ok := jsonValues(line)
+		var ok bool
+		values, ok = jsonValues(line, values[:0])
 		if !ok {
 			if err := scan(n, 0, line); err != nil {
 				return nil, err
@@ -263,13 +265,13 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 	return out, nil
 }
 
-// jsonValues returns the spans of the string values in a line of JSON
-// (between the quotes, escapes as written), leaving out object keys. ok
-// is false when the line does not start as JSON Lines or indented JSON
-// do ({, [ or "), or its strings do not end.
-func jsonValues(line string) (spans [][2]int, ok bool) {
+// jsonValues appends to spans the spans of the string values in a line
+// of JSON (between the quotes, escapes as written), leaving out object
+// keys. It reports false when the line does not start as a line of JSON
+// Lines or of indented JSON does ({, [ or "), or a string does not end.
+func jsonValues(line string, spans [][2]int) ([][2]int, bool) {
 	if t := strings.TrimLeft(line, " \t\ufeff"); t == "" || t[0] != '{' && t[0] != '[' && t[0] != '"' {
-		return nil, false
+		return spans[:0], false
 	}
 	for i := 0; i < len(line); {
 		q := strings.IndexByte(line[i:], '"')
@@ -281,7 +283,7 @@ func jsonValues(line string) (spans [][2]int, ok bool) {
 		for {
 			j := strings.IndexAny(line[end:], `"\\`)
 			if j < 0 {
-				return nil, false
+				return spans[:0], false
 			}
 			end += j
 			if line[end] == '"' {
@@ -289,7 +291,7 @@ func jsonValues(line string) (spans [][2]int, ok bool) {
 			}
 			end += 2 // a backslash and the character it escapes
 			if end > len(line) {
-				return nil, false
+				return spans[:0], false
 			}
 		}
 		i = end + 1

@@ -103,7 +103,7 @@ func TestScanJSONLinesIsScanPerValue(t *testing.T) {
 func TestJSONValues(t *testing.T) {
 	t.Parallel()
 	line := `{"a": "x\"y", "b":["p", 1, ""], "c" : {"d":"q"}}`
-	got, ok := jsonValues(line)
+	got, ok := jsonValues(line, nil)
 	var texts []string
 	for _, s := range got {
 		texts = append(texts, line[s[0]:s[1]])
@@ -111,7 +111,7 @@ func TestJSONValues(t *testing.T) {
 	if !ok || !slices.Equal(texts, []string{`x\"y`, "p", "q"}) {
 		t.Errorf("values %q, %v; want x\\\"y, p, q", texts, ok)
 	}
-	if _, ok := jsonValues(`{"a": "unterminated`); ok {
+	if _, ok := jsonValues(`{"a": "unterminated`, nil); ok {
 		t.Error("an unterminated string is ok")
 	}
 }
