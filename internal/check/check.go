@@ -5,6 +5,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,13 +14,16 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -34,21 +38,23 @@ const (
 
 // Rule names, stable: CI annotations and scripts match on them.
 const (
-	RuleFactsBudget     = "facts-budget"
-	RuleFactsFileBudget = "facts-file-budget"
-	RuleFactsBytes      = "facts-bytes"
-	RuleFactsFileBytes  = "facts-file-bytes"
-	RuleFactsFactLength = "facts-fact-length"
-	RuleFactsParse      = "facts-parse"
-	RuleFactsDuplicate  = "facts-duplicate-id"
-	RuleProposalJSON    = "proposal-json"
-	RuleProposalStale   = "proposal-stale"
-	RuleIssuesJSONL     = "issues-jsonl"
-	RuleAgentsBlock     = "agents-block"
-	RuleConfig          = "config"
-	RuleUnmerged        = "unmerged"
-	RuleConflictMarkers = "conflict-markers"
-	RuleMergeDriver     = "merge-driver"
+	RuleFactsBudget      = "facts-budget"
+	RuleFactsFileBudget  = "facts-file-budget"
+	RuleFactsBytes       = "facts-bytes"
+	RuleFactsFileBytes   = "facts-file-bytes"
+	RuleFactsFactLength  = "facts-fact-length"
+	RuleFactsParse       = "facts-parse"
+	RuleFactsDuplicate   = "facts-duplicate-id"
+	RuleProposalJSON     = "proposal-json"
+	RuleProposalStale    = "proposal-stale"
+	RuleIssuesJSONL      = "issues-jsonl"
+	RuleAgentsBlock      = "agents-block"
+	RuleConfig           = "config"
+	RuleUnmerged         = "unmerged"
+	RuleConflictMarkers  = "conflict-markers"
+	RuleMergeDriver      = "merge-driver"
+	RuleSecret           = "secret"
+	RuleControlCharacter = "control-character"
 )
 
 // Options are what a check needs besides the workspace.
@@ -173,6 +179,11 @@ func (r *Report) checkFacts(ws *config.Workspace) error {
 	r.Lines = l.Lines()
 	for _, f := range l.Files {
 		r.Facts += len(f.Facts)
+		found, err := checkFactsText(f)
+		if err != nil {
+			return err
+		}
+		r.Findings = append(r.Findings, found...)
 		for _, p := range f.Problems {
 			if p.Conflict {
 				continue // checkMarkers reports every marker line
@@ -249,11 +260,37 @@ func largestPath(l *ledger.Ledger, size func(*ledger.File) int) string {
 }
 
 func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
-	problems, n, err := proposal.ValidateDir(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays)
-	if err != nil {
+	var (
+		found   = map[int][]secrets.Finding{}
+		scanErr error
+		mu      sync.Mutex
+	)
+	// The files are read once: their bytes go to the secret scanner as
+	// they are validated.
+	problems, n, err := proposal.ValidateDirVisit(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays,
+		func(i int, _ string, data []byte) {
+			fs, err := secrets.ScanJSONLines(string(data))
+			if err == nil && len(fs) == 0 {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			found[i] = fs
+			scanErr = cmp.Or(scanErr, err)
+		})
+	if err = cmp.Or(err, scanErr); err != nil {
 		return err
 	}
 	r.Proposals = n
+	if len(found) > 0 {
+		names, err := (proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir}).Names()
+		if err != nil {
+			return err
+		}
+		for i, fs := range found {
+			r.Findings = append(r.Findings, secretFindings(path.Join(config.ProposalsDir, names[i]), fs)...)
+		}
+	}
 	for _, p := range problems {
 		if p.Warning {
 			r.add(Finding{Severity: Warning, Rule: RuleProposalStale, File: p.File, Line: p.Line, Message: p.Message,
@@ -267,10 +304,29 @@ func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
 }
 
 func (r *Report) checkIssues(ws *config.Workspace) error {
-	problems, n, err := tasks.ValidateFile(ws.Path(config.IssuesFile))
+	data, err := fsx.ReadMapped(ws.Path(config.IssuesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", config.IssuesFile, err)
 	}
+	// The text rules scan the bytes the validation reads, beside it.
+	var (
+		text    []Finding
+		textErr error
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		text, textErr = checkIssuesText(config.IssuesFile, data)
+	}()
+	problems, n := tasks.ValidateJSONL(data)
+	<-done
+	if textErr != nil {
+		return textErr
+	}
+	r.Findings = append(r.Findings, text...)
 	r.Issues = n
 	for _, p := range problems {
 		msg := p.Message

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/secrets/secretstest"
 	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
 
@@ -251,4 +253,68 @@ func TestRunFindsUnmergedFiles(t *testing.T) {
 	if r.Errors() != 2 {
 		t.Errorf("Errors() = %d, want 2", r.Errors())
 	}
+}
+
+// TestRunFindsSecretsAndControlCharacters: what the write gate refuses,
+// added by hand, is a finding: a secret (an error, naming the rule and the
+// column, never the secret) in a facts file, issues.jsonl or a proposal;
+// a control character (a warning, naming the fact or field) in a facts
+// file or an issue's text.
+func TestRunFindsSecretsAndControlCharacters(t *testing.T) {
+	t.Parallel()
+	token := secretstest.Secrets()[0].Text   // export GITHUB_TOKEN=ghp_…
+	generic := secretstest.Secrets()[5].Text // api_key = "…"
+	ws := workspace(t, config.Default("t"), map[string]string{
+		"AGENTS.md":          agents.Block(),
+		".ledger/facts/a.md": "# A\n\n- one\n- CI: " + token + "\n- red \x1b[31m text <!-- id:red -->\n",
+		".ledger/proposals/p-1.json": `{"schema_version":1,"id":"p-1","action":"add","category":"a",` +
+			"\n" + `"content":"` + token + `","reason":"y","status":"pending","created_at":"2026-11-20T00:00:00Z"}`,
+		// The quotes of the generic sample are escaped in the file.
+		".ledger/proposals/p-2.json": "{\n  \"schema_version\": 1,\n  \"id\": \"p-2\",\n  \"action\": \"add\",\n  \"category\": \"a\",\n" +
+			"  \"content\": " + quote(t, generic) + ",\n  \"reason\": \"y\",\n  \"status\": \"pending\",\n  \"created_at\": \"2026-11-20T00:00:00Z\"\n}\n",
+		".beads/issues.jsonl": `{"id":"x-1","title":"t","comments":[{"author":"codex-agent","text":"` + token + `"}]}` + "\n" +
+			`{"id":"x-2","title":"a \u202e b","description":"ok \u001b"}` + "\n" +
+			`{"id":"x-3","title":"café — \u00e9 \\u001b","notes":"line\nline\ttab\r\n"}` + "\n" +
+			"{\"id\":\"x-4\",\"title\":\"raw \u202e and \u0085\"}\n",
+	})
+	r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"secret .beads/issues.jsonl:1",
+		"control-character .beads/issues.jsonl:2",
+		"control-character .beads/issues.jsonl:2",
+		"control-character .beads/issues.jsonl:4",
+		"secret .ledger/facts/a.md:4",
+		"control-character .ledger/facts/a.md:5",
+		"secret .ledger/proposals/p-1.json:2",
+		"secret .ledger/proposals/p-2.json:6",
+	}, "\n")
+	if got := rules(r); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	for _, f := range r.Findings {
+		if strings.Contains(f.Message, "ghp_") || strings.Contains(f.Hint, "ghp_") {
+			t.Errorf("finding %+v shows the secret", f)
+		}
+	}
+	msgs := []string{r.Findings[0].Message, r.Findings[1].Message, r.Findings[2].Message, r.Findings[5].Message}
+	for i, want := range []string{"(github-pat) at column 89", `field "description" has an escape character`, `field "title" has the bidirectional formatting character U+202E`, "fact red has an escape character"} {
+		if !strings.Contains(msgs[i], want) {
+			t.Errorf("message %q, want it to contain %q", msgs[i], want)
+		}
+	}
+	if r.Errors() != 4 || r.Warnings() != 4 {
+		t.Errorf("%d errors, %d warnings; want 4 and 4", r.Errors(), r.Warnings())
+	}
+}
+
+func quote(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

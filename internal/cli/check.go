@@ -26,10 +26,13 @@ func newCheckCmd(env *Env) *cobra.Command {
 budgets (total and per file), facts longer than [facts] max_fact_chars (a
 warning), facts files that do not parse, duplicate fact ids, proposal
 files that are not JSON objects, lines of .beads/issues.jsonl that are not
-records with an id and a title, a missing or outdated AGENTS.md block, and
+records with an id and a title, a missing or outdated AGENTS.md block,
 memctl files that a merge left unmerged in the git index (which can look
-clean: see memctl resolve) or with conflict markers, and (a warning, not
-when CI is set) a clone with no memctl merge driver registered.
+clean: see memctl resolve) or with conflict markers, what looks like a
+secret in a facts file, issues.jsonl or a proposal file (an error that
+names the rule and column, never the secret), control characters in
+facts and issue text (a warning), and (a warning, not when CI is set) a
+clone with no memctl merge driver registered.
 Every finding names the file, the line where there is one, and what to do.
 
 With GITHUB_ACTIONS=true the format defaults to github: workflow commands that

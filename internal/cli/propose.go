@@ -29,8 +29,10 @@ func newProposeCmd(env *Env) *cobra.Command {
 		Short: "Propose a fact for human review (agents never edit .ledger/facts)",
 		Long: `Propose files a proposal in .ledger/proposals/<id>.json for a person to approve,
 edit or reject with memctl review. It is refused (exit 1) when it repeats a fact
-or a pending proposal exactly, when the text contains what looks like a secret,
-when the category is read-only, or when --fact names no fact. Facts that look
+or a pending proposal exactly (a second pending removal of the same fact
+included), when the text contains what looks like a secret, or when the
+category is read-only. A --fact that names no fact exits 3; a --category that
+is not the fact's own exits 2. Facts that look
 similar or contradictory are recorded with it and shown at review. Under an
 append or readwrite policy ([facts.policy]) it is applied at once.`,
 		Example: `  memctl propose --category pitfalls --reason "cost us a day in run 41" --text "The integration tests share port 7070; run them with -p 1."
@@ -158,10 +160,15 @@ func proposalError(err error) error {
 		bud *proposal.BudgetError
 		cat *proposal.CategoryError
 		cfl *ledger.ConflictError
+		mis *proposal.CategoryMismatchError
 	)
 	switch {
 	case errors.As(err, &cfl):
 		return withHint(err, "resolve the merge in "+cfl.Path+" (keep the facts of both sides, delete the marker lines), git add it, then run this again")
+	case errors.Is(err, proposal.ErrFactNotFound):
+		return withHint(&notFoundError{err}, `run "memctl facts" to see fact ids`)
+	case errors.As(err, &mis):
+		return withHint(usagef(err), fmt.Sprintf("leave out --category, or give --category %s: an update or removal goes to the fact's own file", mis.FactCategory))
 	case errors.As(err, &cat):
 		hint := ""
 		if cat.Suggestion != "" {

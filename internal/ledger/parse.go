@@ -88,6 +88,9 @@ func (f *File) Conflicted() error {
 	return &ConflictError{Path: f.Path, Line: f.ConflictLines[0]}
 }
 
+// Source is the file's content as read. It must not be modified.
+func (f *File) Source() []byte { return f.src }
+
 // LineAtByte is the 1-based line that holds byte offset off of the file
 // (the last line for an offset past the end): where a byte budget is
 // crossed.

@@ -42,6 +42,29 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
 
+// ErrFactNotFound is matched by a *FactNotFoundError.
+var ErrFactNotFound = errors.New("fact not found")
+
+// FactNotFoundError is an update or removal of a fact id that no facts
+// file holds.
+type FactNotFoundError struct{ ID string }
+
+func (e *FactNotFoundError) Error() string { return fmt.Sprintf("no fact has id %q", e.ID) }
+
+// Unwrap makes errors.Is(err, ErrFactNotFound) work.
+func (e *FactNotFoundError) Unwrap() error { return ErrFactNotFound }
+
+// CategoryMismatchError is an update or removal whose category is not the
+// category of the fact it names: a mistake in the call, since the fact's
+// file is where the change goes.
+type CategoryMismatchError struct {
+	FactID, Category, FactCategory string
+}
+
+func (e *CategoryMismatchError) Error() string {
+	return fmt.Sprintf("fact %s is in category %q, not %q", e.FactID, e.FactCategory, e.Category)
+}
+
 // StateError is a review action that does not fit the proposal's state.
 type StateError struct{ Message string }
 
@@ -145,7 +168,10 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	if in.Action != ActionAdd {
 		f, ok := l.Fact(in.FactID)
 		if !ok {
-			return nil, &RefusedError{Reason: fmt.Sprintf("no fact has id %q", in.FactID), Hint: `run "memctl facts" to see fact ids`}
+			return nil, &FactNotFoundError{ID: in.FactID}
+		}
+		if in.Category != "" && in.Category != f.Category {
+			return nil, &CategoryMismatchError{FactID: f.ID, Category: in.Category, FactCategory: f.Category}
 		}
 		target = &f
 		in.Category = target.Category
@@ -223,9 +249,12 @@ func (b *Book) checkLength(text string) error {
 	return nil
 }
 
+// refuseDuplicates refuses what is already there: an add or update whose
+// text a fact or a pending proposal of the category has, and a removal of
+// a fact that a pending proposal already removes.
 func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	if in.Action == ActionRemove {
-		return nil
+		return b.refusePendingRemoval(in)
 	}
 	for _, f := range l.Facts() {
 		if sameText(f.Text, in.Content) {
@@ -244,10 +273,23 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	return nil
 }
 
+func (b *Book) refusePendingRemoval(in Input) error {
+	pending, _, err := b.Proposals.List()
+	if err != nil {
+		return err
+	}
+	for _, p := range pending {
+		if p.Status == StatusPending && p.Action == ActionRemove && p.FactID == in.FactID {
+			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s removes fact %s already", p.ID, in.FactID), Hint: "wait for its review (memctl proposals --json)"}
+		}
+	}
+	return nil
+}
+
 // projected returns the line count a proposal would lead to: the file's
 // when it would break the per-file budget, else the total.
 func (b *Book) projected(l *ledger.Ledger, p *Proposal, target *ledger.Fact) (lines, budget int, what string) {
-	delta := b.delta(p, target)
+	delta := b.delta(l, p, target)
 	fileLines := 0
 	if f, err := l.File(p.Category); err == nil {
 		fileLines = f.Lines
@@ -258,11 +300,19 @@ func (b *Book) projected(l *ledger.Ledger, p *Proposal, target *ledger.Fact) (li
 	return l.Lines() + delta, b.Config.MaxLines, "the facts"
 }
 
-// delta is the number of lines approving p adds (negative: removes).
-func (b *Book) delta(p *Proposal, target *ledger.Fact) int {
+// delta is the number of lines approving p adds (negative: removes). An
+// add to a category without a file counts the whole file its approval
+// writes, heading included.
+func (b *Book) delta(l *ledger.Ledger, p *Proposal, target *ledger.Fact) int {
 	delta := 0
 	switch p.Action {
 	case ActionAdd:
+		if _, err := l.File(p.Category); err != nil {
+			rel := path.Join(b.FactsRel, p.Category+".md")
+			src := newFile(p.Category)
+			out := ledger.AppendFact(src, ledger.Parse(p.Category, rel, src), p.Content, ids.Fact(p.Category, p.Content))
+			return ledger.Parse(p.Category, rel, out).Lines
+		}
 		delta = len(ledger.FormatFact("- ", p.Content, "x"))
 	case ActionUpdate:
 		delta = len(ledger.FormatFact("- ", p.Content, "x")) - (target.EndLine - target.Line + 1)
@@ -295,7 +345,7 @@ func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
 	if p.Action != ActionAdd && target == nil {
 		return Budget{}, &StateError{Message: fmt.Sprintf("fact %s no longer exists", p.FactID)}
 	}
-	delta := b.delta(p, target)
+	delta := b.delta(l, p, target)
 	out := Budget{File: path.Join(b.FactsRel, p.Category+".md"), FileMax: b.Config.MaxFileLines,
 		TotalBefore: l.Lines(), TotalAfter: l.Lines() + delta, TotalMax: b.Config.MaxLines}
 	if f, err := l.File(p.Category); err == nil {
@@ -364,7 +414,7 @@ func (b *Book) approve(p *Proposal, l *ledger.Ledger, target *ledger.Fact, _ str
 		return err
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		src = []byte("# " + titleCase(p.Category) + "\n\n")
+		src = newFile(p.Category)
 	}
 	parsed := ledger.Parse(p.Category, path.Join(b.FactsRel, p.Category+".md"), src)
 	if err := parsed.Conflicted(); err != nil {
@@ -400,6 +450,9 @@ func (b *Book) approve(p *Proposal, l *ledger.Ledger, target *ledger.Fact, _ str
 	p.History = append(p.History, Event{Action: action, By: reviewer, At: now, OldContent: old, NewContent: applied})
 	return b.Proposals.Save(p)
 }
+
+// newFile is what a new category's facts file starts with.
+func newFile(category string) []byte { return []byte("# " + titleCase(category) + "\n\n") }
 
 // Reject marks a pending proposal rejected with feedback for its author.
 func (b *Book) Reject(p *Proposal, feedback, reviewer string, now time.Time) error {

@@ -25,6 +25,14 @@ type Problem struct {
 // pending proposals older than staleDays (0: never). It returns the
 // problems in file order and the number of files checked.
 func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int, error) {
+	return ValidateDirVisit(dir, rel, now, staleDays, nil)
+}
+
+// ValidateDirVisit is ValidateDir that also passes each file's bytes to
+// visit (when not nil), so a caller checks them without reading the files
+// again: i is the file's place in name order. visit runs on several
+// goroutines at once, and data is valid only during the call.
+func ValidateDirVisit(dir, rel string, now time.Time, staleDays int, visit func(i int, rel string, data []byte)) ([]Problem, int, error) {
 	d := Dir{Path: dir, Rel: rel}
 	names, err := d.Names()
 	if err != nil {
@@ -33,6 +41,9 @@ func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int,
 	perFile := make([][]Problem, len(names))
 	err = d.read(names, func(i int, rel string, data []byte) {
 		perFile[i] = ValidateFile(data, rel, now, staleDays)
+		if visit != nil {
+			visit(i, rel, data)
+		}
 	})
 	if err != nil {
 		return nil, 0, err

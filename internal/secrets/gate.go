@@ -68,6 +68,30 @@ func Check(fields ...Field) error {
 	return nil
 }
 
+// CheckText is the first half of Check: a *TextError for the first
+// character of f that a terminal would act on, else nil. It does not look
+// for secrets.
+func CheckText(f Field) error { return checkText(f) }
+
+// MayAct reports whether r is a character CheckText may refuse in text
+// that is not one line: a control character other than newline and tab
+// (a carriage return depends on what follows), or a bidirectional
+// formatting character. It is a quick test for readers that decode text
+// only when it may hold one.
+func MayAct(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+		return true
+	}
+	return isBidi(r)
+}
+
+func isBidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
 // checkText finds the first character of f that may not be stored.
 func checkText(f Field) error {
 	s := f.Text
@@ -90,7 +114,7 @@ func checkText(f Field) error {
 			what = "an escape character (\\x1b, the start of a terminal escape sequence)"
 		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
 			what = fmt.Sprintf("the control character U+%04X", r)
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		case isBidi(r):
 			what = fmt.Sprintf("the bidirectional formatting character U+%04X", r)
 		}
 		if what != "" {

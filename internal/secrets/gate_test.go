@@ -124,3 +124,19 @@ func TestRedactLeavesCleanTextUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestMayAct: MayAct is true for every character CheckText refuses in
+// multi-line text, and false for the others but the carriage return,
+// which CheckText allows before a newline.
+func TestMayAct(t *testing.T) {
+	t.Parallel()
+	for r := rune(0); r < 0x10000; r++ {
+		if r >= 0xd800 && r <= 0xdfff {
+			continue
+		}
+		refused := secrets.CheckText(secrets.Field{Name: "x", Text: string(r)}) != nil
+		if secrets.MayAct(r) != refused {
+			t.Errorf("MayAct(%U) = %v, CheckText refuses it: %v", r, secrets.MayAct(r), refused)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -105,6 +106,11 @@ func Scan(text string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	return positions(text, found), nil
+}
+
+// positions turns found into Findings in order of position.
+func positions(text string, found []finding) []Finding {
 	out := make([]Finding, len(found))
 	for i, f := range found {
 		line, col := position(text, f.offset)
@@ -119,27 +125,46 @@ func Scan(text string) ([]Finding, error) {
 		}
 		return out[i].RuleID < out[j].RuleID
 	})
-	return out, nil
+	return out
 }
 
 // scan is gitleaks' DetectString for text without a path, with a
 // Detector made by NewDetectorDefaultConfig (so no decoding passes).
 func scan(text string) ([]finding, error) {
-	lower := strings.ToLower(text)
+	set := newRuleSet()
+	keywords().match(text, set)
+	return scanRules(text, set.list)
+}
+
+// scanRules runs the rules of the list, which are those whose keywords
+// occur in text, on text.
+func scanRules(text string, list []int) ([]finding, error) {
+	slices.Sort(list) // the order of the table, as gitleaks runs them
 	var (
 		found    []finding
 		newlines []int
 	)
-	for i := range rules {
+	for _, i := range list {
 		r := &rules[i]
-		if len(r.keywords) > 0 && !containsAny(lower, r.keywords) {
-			continue
+		from := 0 // no match starts before it
+		if pre := semiGeneric(i); pre != nil {
+			re, err := pre.get()
+			if err != nil {
+				return nil, err
+			}
+			loc := re.FindStringIndex(text)
+			if loc == nil {
+				continue
+			}
+			// A match is at most 50 identifier characters and then a
+			// match of pre, which starts at loc[0] or later.
+			from = max(0, loc[0]-50)
 		}
 		re, err := r.re.get()
 		if err != nil {
 			return nil, err
 		}
-		matches := re.FindAllStringIndex(text, -1)
+		matches := re.FindAllStringIndex(text[from:], -1)
 		if len(matches) == 0 {
 			continue
 		}
@@ -147,7 +172,7 @@ func scan(text string) ([]finding, error) {
 			newlines = newlineIndices(text)
 		}
 		for _, m := range matches {
-			f, ok, err := r.check(text, re, newlines, m[0], m[1])
+			f, ok, err := r.check(text, re, newlines, from+m[0], from+m[1])
 			if err != nil {
 				return nil, err
 			}
