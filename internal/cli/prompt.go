@@ -127,22 +127,24 @@ func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.P
 			if err != nil {
 				return Decision{}, err
 			}
-			if !edited(p, text) {
-				fmt.Fprintln(lp.out, "Not changed; nothing approved.")
+			d := Decision{Choice: choiceEdit, Text: text}
+			if note := backNote(p, d, false); note != "" {
+				fmt.Fprintln(lp.out, note)
 				continue
 			}
-			return Decision{Choice: choiceEdit, Text: text}, nil
+			return d, nil
 		case choiceReject:
 			fmt.Fprintln(lp.out, "Feedback for the agent, why and what to do instead (empty: back to the choice):")
 			text, err := lp.line(ctx)
 			if err != nil {
 				return Decision{}, err
 			}
-			if strings.TrimSpace(text) == "" {
-				fmt.Fprintln(lp.out, "No feedback; nothing rejected.")
+			d := Decision{Choice: choiceReject, Text: text}
+			if note := backNote(p, d, false); note != "" {
+				fmt.Fprintln(lp.out, note)
 				continue
 			}
-			return Decision{Choice: choiceReject, Text: text}, nil
+			return d, nil
 		}
 		return Decision{Choice: choice}, nil
 	}
@@ -179,8 +181,10 @@ type huhPrompter struct {
 }
 
 func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
+	// A field that goes back to the choice leaves the cursor on the
+	// choice made, and says why above it: Enter must not then approve.
+	choice, note := choiceApprove, ""
 	for {
-		choice := choiceApprove
 		opts := make([]huh.Option[string], 0, 5)
 		for _, o := range options(p) {
 			opts = append(opts, huh.NewOption(o.label, o.choice))
@@ -188,7 +192,11 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		// The first line of the screen ("[n of m] id") titles the choice,
 		// so that it stays in view when a short terminal cuts the screen.
 		head, _, _ := strings.Cut(screen, "\n")
-		sel := huh.NewSelect[string]().Title("Decision on " + head).Description("esc or q: quit the review").Options(opts...).Value(&choice)
+		help := "esc or q: quit the review"
+		if note != "" {
+			help = note + "\n" + help
+		}
+		sel := huh.NewSelect[string]().Title("Decision on " + head).Description(help).Options(opts...).Value(&choice)
 		left, err := h.run(ctx, screen, []string{"esc", "q"}, sel)
 		if err != nil {
 			return Decision{}, err
@@ -210,14 +218,37 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 			return d, nil
 		}
 		left, err = h.run(ctx, "", []string{"esc"}, field)
-		switch {
-		case err != nil:
+		if err != nil {
 			return Decision{}, err
-		case left, choice == choiceEdit && !edited(p, d.Text), strings.TrimSpace(d.Text) == "":
-			continue // back to the choice
 		}
-		return d, nil
+		if note = backNote(p, d, left); note == "" && !left {
+			return d, nil
+		}
 	}
+}
+
+// What the review says when an edit or a rejection goes back to the choice.
+const (
+	noteEmptyEdit     = "The edit was empty; nothing approved."
+	noteUnchangedEdit = "The edit left the fact unchanged; nothing approved."
+	noteNoFeedback    = "No feedback given; nothing rejected."
+)
+
+// backNote says why d, an edit or a rejection, goes back to the choice
+// instead of being applied: "" when it does not, or when the reviewer left
+// the field (Esc) and knows why.
+func backNote(p *proposal.Proposal, d Decision, left bool) string {
+	switch {
+	case left:
+		return ""
+	case d.Choice == choiceEdit && strings.TrimSpace(d.Text) == "":
+		return noteEmptyEdit
+	case d.Choice == choiceEdit && !edited(p, d.Text):
+		return noteUnchangedEdit
+	case d.Choice == choiceReject && strings.TrimSpace(d.Text) == "":
+		return noteNoFeedback
+	}
+	return ""
 }
 
 // run shows body (the proposal, literally, in a pane that PgUp and PgDn

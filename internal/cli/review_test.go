@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,4 +190,89 @@ func TestFullScreenKeys(t *testing.T) {
 			t.Errorf("Decide = %v, want an interrupt", err)
 		}
 	})
+}
+
+// screenDriver types keys into the full-screen prompter as a person at a
+// terminal does: each step waits until the screen shows its text, then
+// types its keys. The keys go through an os.Pipe: like a terminal it is a
+// file, so bubbletea cancels its read when a form ends and every key goes
+// to the form on screen.
+type screenDriver struct {
+	mu     sync.Mutex
+	screen strings.Builder // everything drawn, styling stripped
+	seen   int             // how much of screen the steps so far matched
+	steps  []keyStep
+	keys   *os.File
+}
+
+type keyStep struct{ await, keys string }
+
+func driveScreen(t *testing.T, steps ...keyStep) (in *os.File, d *screenDriver) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, &screenDriver{steps: steps, keys: w}
+}
+
+func (d *screenDriver) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.screen.WriteString(ansi.Strip(string(p)))
+	for len(d.steps) > 0 && strings.Contains(d.screen.String()[d.seen:], d.steps[0].await) {
+		d.seen = d.screen.Len()
+		if _, err := d.keys.WriteString(d.steps[0].keys); err != nil {
+			return 0, err
+		}
+		d.steps = d.steps[1:]
+	}
+	return len(p), nil
+}
+
+func (d *screenDriver) String() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.screen.String()
+}
+
+// TestFullScreenBackToTheChoice: a field that goes back to the choice
+// leaves the cursor on the choice made, and the screen says why, so that
+// the next Enter does not approve by accident.
+func TestFullScreenBackToTheChoice(t *testing.T) {
+	t.Parallel()
+	const down, enter = "\x1b[B", "\r"
+	add := &proposal.Proposal{ID: "p-1", Action: proposal.ActionAdd, Content: "A fact."}
+	for _, c := range []struct {
+		name  string
+		steps []keyStep
+		want  Decision
+		note  string
+	}{
+		{"empty feedback", []keyStep{{"Decision on", down + down + enter}, {"Feedback for the agent", enter},
+			{"Decision on", enter}, {"Feedback for the agent", "Not a pitfall" + enter}},
+			Decision{Choice: choiceReject, Text: "Not a pitfall"}, "No feedback given; nothing rejected."},
+		{"unchanged edit", []keyStep{{"Decision on", down + enter}, {"The fact as it should read", enter},
+			{"Decision on", enter}, {"The fact as it should read", " Really." + enter}},
+			Decision{Choice: choiceEdit, Text: "A fact. Really."}, "The edit left the fact unchanged; nothing approved."},
+		{"esc in the feedback", []keyStep{{"Decision on", down + down + enter}, {"Feedback for the agent", "\x1b"},
+			{"Decision on", enter}, {"Feedback for the agent", "Not a pitfall" + enter}},
+			Decision{Choice: choiceReject, Text: "Not a pitfall"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in, out := driveScreen(t, c.steps...)
+			got, err := (&huhPrompter{in: in, out: out}).Decide(context.Background(), "[1 of 1] p-1\nscreen", add)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %+v, want %+v; the screens:\n%s", got, c.want, out)
+			}
+			if !strings.Contains(out.String(), c.note) {
+				t.Errorf("the screen does not say %q:\n%s", c.note, out)
+			}
+		})
+	}
 }
