@@ -52,11 +52,40 @@ type Decision struct {
 
 // Prompter asks a reviewer to decide on a proposal. screen is the text to
 // show, already escaped for the terminal; it is shown as it is (no Markdown).
-// An error that matches context.Canceled is an interrupt. The shipped
-// prompters use huh (full screen) and plain lines (accessible); tests may
-// put in a scripted one.
+// refused is nil the first time; when the write gate refused the decision
+// taken, the same proposal is asked about again with the refusal, which the
+// prompter shows, starting from the refused choice and text. An error that
+// matches context.Canceled is an interrupt. The shipped prompters use huh
+// (full screen) and plain lines (accessible); tests may put in a scripted one.
 type Prompter interface {
-	Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error)
+	Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error)
+}
+
+// Refusal is a decision that the write gate refused (a secret, a control
+// character, a fact over max_fact_chars): nothing was applied, and the
+// reviewer can change the text, reject or skip.
+type Refusal struct {
+	Decision     Decision // as the reviewer took it
+	Reason, Hint string   // the gate's message and what to do
+}
+
+// note is the refusal as the prompters show it.
+func (r *Refusal) note() string {
+	s := "Not applied: " + r.Reason
+	if r.Hint != "" {
+		s += "\nhint: " + r.Hint
+	}
+	return visible(s)
+}
+
+// choice is where a refused decision puts the cursor: on the choice taken,
+// and on the edit when an approval was refused, since only an edit can
+// change the text.
+func (r *Refusal) choice(p *proposal.Proposal) string {
+	if r.Decision.Choice == choiceApprove && p.Action != proposal.ActionRemove {
+		return choiceEdit
+	}
+	return r.Decision.Choice
 }
 
 type option struct{ label, choice string }
@@ -113,8 +142,13 @@ func (lp *linePrompter) line(ctx context.Context) (string, error) {
 	}
 }
 
-func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
-	fmt.Fprintln(lp.out, screen)
+func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error) {
+	if refused != nil {
+		head, _, _ := strings.Cut(screen, "\n")
+		fmt.Fprintf(lp.out, "%s: %s\n", head, refused.note())
+	} else {
+		fmt.Fprintln(lp.out, screen)
+	}
 	for {
 		choice, err := lp.choose(ctx, options(p))
 		if err != nil {
@@ -180,10 +214,20 @@ type huhPrompter struct {
 	out io.Writer
 }
 
-func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
+func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error) {
 	// A field that goes back to the choice leaves the cursor on the
 	// choice made, and says why above it: Enter must not then approve.
 	choice, note := choiceApprove, ""
+	// The fields start from the fact, escaped like the screen (the file
+	// may come from a pull, and the gate refuses the raw characters on
+	// approval anyway), or from the text the gate refused, to be fixed.
+	drafts := map[string]string{choiceEdit: visible(p.Content)}
+	if refused != nil {
+		choice, note = refused.choice(p), refused.note()
+		if refused.Decision.Choice != choiceApprove {
+			drafts[refused.Decision.Choice] = visible(refused.Decision.Text)
+		}
+	}
 	for {
 		opts := make([]huh.Option[string], 0, 5)
 		for _, o := range options(p) {
@@ -204,13 +248,10 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		if left {
 			return Decision{Choice: choiceQuit}, nil
 		}
-		d := Decision{Choice: choice}
+		d := Decision{Choice: choice, Text: drafts[choice]}
 		var field *huh.Text
 		switch choice {
 		case choiceEdit:
-			// Escaped like the screen: the file may come from a pull, and
-			// the gate refuses the raw characters on approval anyway.
-			d.Text = visible(p.Content)
 			field = huh.NewText().Title("The fact as it should read").Description("enter: approve • esc: back to the choice").Value(&d.Text)
 		case choiceReject:
 			field = huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Description("enter: reject • esc: back to the choice").Value(&d.Text)
