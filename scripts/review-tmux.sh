@@ -3,8 +3,11 @@
 # 100x20 terminal, and checks what a person sees:
 #   1. the counter and the proposal id stay in view in 20 rows;
 #   2. a fact full of Markdown characters is shown, and approved, as it is;
-#   3. an unchanged edit goes back to the choice; Esc leaves the edit;
-#   4. reject with feedback;
+#   3. an unchanged edit goes back to the choice, says so and keeps the
+#      cursor on Edit; Esc leaves the edit; an edit with a secret is refused,
+#      says why and comes back on Edit;
+#   4. empty feedback goes back to the choice, says so and keeps the cursor
+#      on Reject (Enter must not approve); reject with feedback;
 #   5. q quits the review (exit 0); Ctrl-C and SIGTERM interrupt it (exit 130),
 #      nothing applied.
 # It prints each screen (capture-pane) and exits 1 if a check fails.
@@ -42,17 +45,32 @@ check "the fact as it is" "$fact"
 tmux send-keys -t "$session" Down Enter
 screen "edit"
 tmux send-keys -t "$session" Enter
-screen "unchanged edit: back to the choice"
+screen "unchanged edit: back to the choice, on Edit, saying why"
 check "unchanged edit goes back" "Decision on [1 of 2]"
-tmux send-keys -t "$session" Down Enter
+check "unchanged edit says why" "The edit left the fact unchanged; nothing approved."
+check "unchanged edit keeps the cursor on Edit" "> Edit, then approve"
+tmux send-keys -t "$session" Enter
 sleep 1
 tmux send-keys -t "$session" Escape
-screen "Esc in the edit: back to the choice"
+screen "Esc in the edit: back to the choice, on Edit"
 check "Esc leaves the edit" "Decision on [1 of 2]"
+check "Esc keeps the cursor on Edit" "> Edit, then approve"
 tmux send-keys -t "$session" Enter
+sleep 1
+tmux send-keys -t "$session" " token gh""p_R8x2Lq9ZpT4vW7nK1mB5cY3dF6gH0jS2aE9u" Enter
+screen "an edit with a secret: refused, asked again on Edit"
+check "the refusal says why" 'Not applied: field "text" contains what looks like a secret'
+check "the refusal keeps the cursor on Edit" "> Edit, then approve"
+tmux send-keys -t "$session" Up Enter
 screen "approved; second proposal"
 tmux send-keys -t "$session" Down Down Enter
 screen "reject: feedback"
+tmux send-keys -t "$session" Enter
+screen "empty feedback: back to the choice, on Reject, saying why"
+check "empty feedback says why" "No feedback given; nothing rejected."
+check "empty feedback keeps the cursor on Reject" "> Reject with feedback"
+tmux send-keys -t "$session" Enter
+screen "reject: feedback again"
 tmux send-keys -t "$session" "Keep it in the task notes; it is specific to CI." Enter
 screen "done"
 check "exit 0" "EXIT=0"

@@ -52,11 +52,40 @@ type Decision struct {
 
 // Prompter asks a reviewer to decide on a proposal. screen is the text to
 // show, already escaped for the terminal; it is shown as it is (no Markdown).
-// An error that matches context.Canceled is an interrupt. The shipped
-// prompters use huh (full screen) and plain lines (accessible); tests may
-// put in a scripted one.
+// refused is nil the first time; when the write gate refused the decision
+// taken, the same proposal is asked about again with the refusal, which the
+// prompter shows, starting from the refused choice and text. An error that
+// matches context.Canceled is an interrupt. The shipped prompters use huh
+// (full screen) and plain lines (accessible); tests may put in a scripted one.
 type Prompter interface {
-	Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error)
+	Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error)
+}
+
+// Refusal is a decision that the write gate refused (a secret, a control
+// character, a fact over max_fact_chars): nothing was applied, and the
+// reviewer can change the text, reject or skip.
+type Refusal struct {
+	Decision     Decision // as the reviewer took it
+	Reason, Hint string   // the gate's message and what to do
+}
+
+// note is the refusal as the prompters show it.
+func (r *Refusal) note() string {
+	s := "Not applied: " + r.Reason
+	if r.Hint != "" {
+		s += "\nhint: " + r.Hint
+	}
+	return visible(s)
+}
+
+// choice is where a refused decision puts the cursor: on the choice taken,
+// and on the edit when an approval was refused, since only an edit can
+// change the text.
+func (r *Refusal) choice(p *proposal.Proposal) string {
+	if r.Decision.Choice == choiceApprove && p.Action != proposal.ActionRemove {
+		return choiceEdit
+	}
+	return r.Decision.Choice
 }
 
 type option struct{ label, choice string }
@@ -113,8 +142,13 @@ func (lp *linePrompter) line(ctx context.Context) (string, error) {
 	}
 }
 
-func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
-	fmt.Fprintln(lp.out, screen)
+func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error) {
+	if refused != nil {
+		head, _, _ := strings.Cut(screen, "\n")
+		fmt.Fprintf(lp.out, "%s: %s\n", head, refused.note())
+	} else {
+		fmt.Fprintln(lp.out, screen)
+	}
 	for {
 		choice, err := lp.choose(ctx, options(p))
 		if err != nil {
@@ -127,22 +161,24 @@ func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.P
 			if err != nil {
 				return Decision{}, err
 			}
-			if !edited(p, text) {
-				fmt.Fprintln(lp.out, "Not changed; nothing approved.")
+			d := Decision{Choice: choiceEdit, Text: text}
+			if note := backNote(p, d, false); note != "" {
+				fmt.Fprintln(lp.out, note)
 				continue
 			}
-			return Decision{Choice: choiceEdit, Text: text}, nil
+			return d, nil
 		case choiceReject:
 			fmt.Fprintln(lp.out, "Feedback for the agent, why and what to do instead (empty: back to the choice):")
 			text, err := lp.line(ctx)
 			if err != nil {
 				return Decision{}, err
 			}
-			if strings.TrimSpace(text) == "" {
-				fmt.Fprintln(lp.out, "No feedback; nothing rejected.")
+			d := Decision{Choice: choiceReject, Text: text}
+			if note := backNote(p, d, false); note != "" {
+				fmt.Fprintln(lp.out, note)
 				continue
 			}
-			return Decision{Choice: choiceReject, Text: text}, nil
+			return d, nil
 		}
 		return Decision{Choice: choice}, nil
 	}
@@ -178,9 +214,21 @@ type huhPrompter struct {
 	out io.Writer
 }
 
-func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal) (Decision, error) {
+func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Proposal, refused *Refusal) (Decision, error) {
+	// A field that goes back to the choice leaves the cursor on the
+	// choice made, and says why above it: Enter must not then approve.
+	choice, note := choiceApprove, ""
+	// The fields start from the fact, escaped like the screen (the file
+	// may come from a pull, and the gate refuses the raw characters on
+	// approval anyway), or from the text the gate refused, to be fixed.
+	drafts := map[string]string{choiceEdit: visible(p.Content)}
+	if refused != nil {
+		choice, note = refused.choice(p), refused.note()
+		if refused.Decision.Choice != choiceApprove {
+			drafts[refused.Decision.Choice] = visible(refused.Decision.Text)
+		}
+	}
 	for {
-		choice := choiceApprove
 		opts := make([]huh.Option[string], 0, 5)
 		for _, o := range options(p) {
 			opts = append(opts, huh.NewOption(o.label, o.choice))
@@ -188,7 +236,11 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		// The first line of the screen ("[n of m] id") titles the choice,
 		// so that it stays in view when a short terminal cuts the screen.
 		head, _, _ := strings.Cut(screen, "\n")
-		sel := huh.NewSelect[string]().Title("Decision on " + head).Description("esc or q: quit the review").Options(opts...).Value(&choice)
+		help := "esc or q: quit the review"
+		if note != "" {
+			help = note + "\n" + help
+		}
+		sel := huh.NewSelect[string]().Title("Decision on " + head).Description(help).Options(opts...).Value(&choice)
 		left, err := h.run(ctx, screen, []string{"esc", "q"}, sel)
 		if err != nil {
 			return Decision{}, err
@@ -196,13 +248,10 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 		if left {
 			return Decision{Choice: choiceQuit}, nil
 		}
-		d := Decision{Choice: choice}
+		d := Decision{Choice: choice, Text: drafts[choice]}
 		var field *huh.Text
 		switch choice {
 		case choiceEdit:
-			// Escaped like the screen: the file may come from a pull, and
-			// the gate refuses the raw characters on approval anyway.
-			d.Text = visible(p.Content)
 			field = huh.NewText().Title("The fact as it should read").Description("enter: approve • esc: back to the choice").Value(&d.Text)
 		case choiceReject:
 			field = huh.NewText().Title("Feedback for the agent (why, and what to do instead)").Description("enter: reject • esc: back to the choice").Value(&d.Text)
@@ -210,14 +259,37 @@ func (h *huhPrompter) Decide(ctx context.Context, screen string, p *proposal.Pro
 			return d, nil
 		}
 		left, err = h.run(ctx, "", []string{"esc"}, field)
-		switch {
-		case err != nil:
+		if err != nil {
 			return Decision{}, err
-		case left, choice == choiceEdit && !edited(p, d.Text), strings.TrimSpace(d.Text) == "":
-			continue // back to the choice
 		}
-		return d, nil
+		if note = backNote(p, d, left); note == "" && !left {
+			return d, nil
+		}
 	}
+}
+
+// What the review says when an edit or a rejection goes back to the choice.
+const (
+	noteEmptyEdit     = "The edit was empty; nothing approved."
+	noteUnchangedEdit = "The edit left the fact unchanged; nothing approved."
+	noteNoFeedback    = "No feedback given; nothing rejected."
+)
+
+// backNote says why d, an edit or a rejection, goes back to the choice
+// instead of being applied: "" when it does not, or when the reviewer left
+// the field (Esc) and knows why.
+func backNote(p *proposal.Proposal, d Decision, left bool) string {
+	switch {
+	case left:
+		return ""
+	case d.Choice == choiceEdit && strings.TrimSpace(d.Text) == "":
+		return noteEmptyEdit
+	case d.Choice == choiceEdit && !edited(p, d.Text):
+		return noteUnchangedEdit
+	case d.Choice == choiceReject && strings.TrimSpace(d.Text) == "":
+		return noteNoFeedback
+	}
+	return ""
 }
 
 // run shows body (the proposal, literally, in a pane that PgUp and PgDn

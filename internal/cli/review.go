@@ -31,8 +31,10 @@ terminal: each screen shows the category, the action, the fact as it would
 read (before and after for an update or removal), the reason, the evidence,
 similar facts and the effect on the line budget, as stored (no Markdown);
 you approve, edit then approve, reject with feedback, skip or quit (Esc or
-q). A removal has no edit. An empty or unchanged edit goes back to the
-choice. Ctrl-C stops at once (exit 130); decisions taken before stay.
+q). A removal has no edit. An empty or unchanged edit, or empty feedback,
+goes back to the choice and says why; an edit or feedback the write gate
+refuses (a secret, a control character) is shown with the reason and
+asked again. Ctrl-C stops at once (exit 130); decisions taken before stay.
 The workspace lock is held only while a decision is applied; a proposal
 someone else decided meanwhile is reported and skipped (exit 5).
 --accessible (or MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin
@@ -230,8 +232,14 @@ func decide(env *Env, ws *config.Workspace, book *proposal.Book, p *proposal.Pro
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err
 	}
-	fmt.Fprintf(env.Out, "%s\t%s\t%s\n", visibleLine(p.ID), p.Status, visibleLine(p.AppliedFactID))
-	return nil
+	// id and status; an approval adds the id of the fact it applied (the
+	// only decision that has one).
+	if opts.approve {
+		_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\n", visibleLine(p.ID), p.Status, visibleLine(p.AppliedFactID))
+	} else {
+		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", visibleLine(p.ID), p.Status)
+	}
+	return err
 }
 
 // commitApproval commits exactly the facts file and the proposal file.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // interactiveReview walks the pending proposals, oldest first. It holds
@@ -47,32 +48,69 @@ func interactiveReview(ctx context.Context, env *Env, ws *config.Workspace, book
 			continue
 		}
 		screen := fmt.Sprintf("[%d of %d] %s\n%s", i+1, len(pending), visibleLine(p.ID), reviewScreen(book, p))
-		d, err := prompter.Decide(ctx, screen, p)
-		if err != nil {
+		d, applied, err := ask(ctx, prompter, screen, p, func(d Decision) error {
+			return decideLocked(ctx, env, ws, book, p, d, reviewer, email, opts)
+		})
+		switch {
+		case err != nil:
 			t.summary(env)
 			return withHint(err, "the decisions taken before are saved; run memctl review again for the rest")
+		case d.Choice == choiceQuit:
+			t.summary(env)
+			return t.exit()
+		case d.Choice == choiceSkip:
+			t.skipped++
+		case applied != nil && ctx.Err() != nil:
+			t.summary(env)
+			return errInterrupted
+		case applied != nil:
+			t.note(env, p.ID, applied)
+		default:
+			t.count(d.Choice)
 		}
-		if d.Choice == choiceQuit {
-			break
+	}
+	t.summary(env)
+	return t.exit()
+}
+
+// ask asks the reviewer about p until a decision is skipped, quit or
+// applied with apply. A decision that the write gate refuses (a secret, a
+// control character, a fact over max_fact_chars) applies nothing and is not
+// a failure: p is asked about again, with the reason, so that the reviewer
+// can change the text, reject or skip. applied is what apply returned
+// otherwise; err is the prompter's (an interrupt).
+func ask(ctx context.Context, prompter Prompter, screen string, p *proposal.Proposal, apply func(Decision) error) (d Decision, applied, err error) {
+	var refused *Refusal
+	for {
+		if d, err = prompter.Decide(ctx, screen, p, refused); err != nil || d.Choice == choiceQuit || d.Choice == choiceSkip {
+			return d, nil, err
 		}
 		if d.Choice == choiceEdit && !edited(p, d.Text) {
 			d.Choice = choiceApprove // the prompters never do this; a Prompter from elsewhere might
 		}
-		if d.Choice == choiceSkip {
-			t.skipped++
-			continue
+		applied = apply(d)
+		if refused = refusal(d, applied); refused == nil {
+			return d, applied, nil
 		}
-		if err := decideLocked(ctx, env, ws, book, p, d, reviewer, email, opts); err != nil {
-			if ctx.Err() != nil {
-				t.summary(env)
-				return errInterrupted
-			}
-			t.note(env, p.ID, err)
-			continue
-		}
-		t.count(d.Choice)
 	}
-	t.summary(env)
+}
+
+// refusal is err as a *Refusal of d when the write gate refused d's text,
+// else nil.
+func refusal(d Decision, err error) *Refusal {
+	var (
+		secret *secrets.RefusedError
+		text   *secrets.TextError
+		ref    *proposal.RefusedError
+	)
+	if !errors.As(err, &secret) && !errors.As(err, &text) && !errors.As(err, &ref) {
+		return nil
+	}
+	return &Refusal{Decision: d, Reason: err.Error(), Hint: hintFor(proposalError(err))}
+}
+
+// exit is the review's outcome once every decision is reported.
+func (t *tally) exit() error {
 	switch {
 	case t.failed > 0:
 		return &silentError{code: exitFailure}
