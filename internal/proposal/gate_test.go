@@ -188,3 +188,31 @@ func TestApproveGatesAnUneditedProposalFromAPull(t *testing.T) {
 		t.Errorf("the facts file changed:\n%s", src)
 	}
 }
+
+// TestApproveGatesTheReasonAndEvidence: an approved proposal file is
+// committed (review --commit puts the reason in the commit message too),
+// so a secret in a hand-written proposal's reason or evidence is refused
+// at approval like one in its fact.
+func TestApproveGatesTheReasonAndEvidence(t *testing.T) {
+	t.Parallel()
+	b := book(t, starter, nil)
+	token := secretstest.Secrets()[0].Text
+	for i, p := range []*Proposal{
+		{Reason: "deployed with " + token},
+		{Reason: "r", Evidence: []Evidence{{Kind: "commit", Ref: token}}},
+	} {
+		p.SchemaVersion, p.ID, p.Action, p.Category = SchemaVersion, "p-why"+string(rune('a'+i)), ActionAdd, "pitfalls"
+		p.Content, p.Status, p.CreatedAt = "Run the integration tests with -p 1.", StatusPending, now
+		err := b.Approve(p, "", "human", false, now)
+		var ref *secrets.RefusedError
+		if !errors.As(err, &ref) || strings.Contains(err.Error(), token) {
+			t.Errorf("Approve with a secret in %+v = %v, want the gate's refusal without the secret", p, err)
+		}
+		if p.Status != StatusPending {
+			t.Errorf("status = %s, want it still pending", p.Status)
+		}
+	}
+	if src, _ := os.ReadFile(filepath.Join(b.FactsDir, "pitfalls.md")); string(src) != starter["pitfalls.md"] {
+		t.Errorf("the facts file changed:\n%s", src)
+	}
+}

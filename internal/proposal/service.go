@@ -386,7 +386,16 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 		edited = text
 	}
 	// The fact that would be written passes the gate whether or not it was
-	// edited: a proposal file may come from a pull, written by hand.
+	// edited: a proposal file may come from a pull, written by hand. So do
+	// the reason and the evidence, which the approved proposal file (and an
+	// approval's commit message) carries into git.
+	rest := []secrets.Field{{Name: "reason", Text: p.Reason}}
+	for _, e := range p.Evidence {
+		rest = append(rest, secrets.Field{Name: "evidence", Text: e.Ref, OneLine: true})
+	}
+	if err := secrets.Check(rest...); err != nil {
+		return err
+	}
 	if final := cmp.Or(edited, p.Content); p.Action != ActionRemove {
 		if err := secrets.Check(secrets.Field{Name: "text", Text: final}); err != nil {
 			return err
