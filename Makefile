@@ -20,9 +20,9 @@ build:
 install: build
 	@scripts/install.sh $(BIN) "$(PREFIX)"
 
-## test: vet and every test (unit, golden, testscript)
-test:
-	$(GO) vet ./...
+## test: the checks CI runs (lint, tidy-check), then every test (unit,
+## golden, testscript)
+test: lint tidy-check
 	$(GO) test ./...
 
 ## script: only the testscript suite in testdata/script
@@ -48,10 +48,13 @@ bench: build
 		scripts/bench-check.sh $(abspath $(BIN)) && scripts/bench-recall.sh $(abspath $(BIN)); \
 	else echo "no benchmark data: set MEMCTL_BENCH_DATA for the whole-process figures"; fi
 
-## lint: gofmt and vet
+## lint: gofmt, vet and staticcheck (2026.2.2, pinned; go run fetches it from the
+## module proxy without adding it to go.mod)
+STATICCHECK_VERSION ?= v0.8.2
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 ## tidy-check: go.mod and go.sum are tidy
 tidy-check:

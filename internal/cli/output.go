@@ -82,7 +82,6 @@ func refusedDetail(err error) *refusedJSON {
 // tab-separated without a header when piped, so that cut and awk work.
 type table struct {
 	env  *Env
-	tw   *tabwriter.Writer
 	rows [][]string
 	head []string
 }

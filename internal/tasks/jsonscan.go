@@ -96,17 +96,6 @@ func scanObject(line []byte) (fields []field, compact bool, err error) {
 	return fields, !s.ws, nil
 }
 
-// validValue reports whether raw is exactly one JSON value.
-func validValue(raw []byte) bool {
-	s := scanner{b: raw}
-	s.skipWS()
-	if s.value(0) != nil {
-		return false
-	}
-	s.skipWS()
-	return s.i == len(s.b)
-}
-
 func (s *scanner) peek() byte {
 	if s.i < len(s.b) {
 		return s.b[s.i]
