@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,5 +92,46 @@ func TestArchitecture(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRecallAndIndexOwnNoJSON: the --json shapes of recall, index and eval
+// are the CLI's types (internal/cli/recalljson.go). An exported struct of
+// the recall or index package with a json tag would be a second contract
+// that a rename changes silently. Unexported types may decode input files.
+func TestRecallAndIndexOwnNoJSON(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, pkg := range []string{"recall", "index"} {
+		dir := filepath.Join("..", "..", "internal", pkg)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				ts, ok := n.(*ast.TypeSpec)
+				if !ok || !ts.Name.IsExported() {
+					return true
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					return true
+				}
+				for _, field := range st.Fields.List {
+					if field.Tag != nil && strings.Contains(field.Tag.Value, "json:") {
+						t.Errorf("%s: %s.%s has a json tag; give the CLI its own output type", fset.Position(field.Pos()), pkg, ts.Name.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
 }

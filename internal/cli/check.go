@@ -124,7 +124,7 @@ func runCheck(ctx context.Context, env *Env, opts checkOptions) error {
 }
 
 func writeCheckJSON(w io.Writer, r *check.Report) error {
-	out := checkJSON{SchemaVersion: 1, OK: r.Errors() == 0, Findings: make([]checkFindingJSON, 0, len(r.Findings)),
+	out := checkJSON{SchemaVersion: schemaVersion, OK: r.Errors() == 0, Findings: make([]checkFindingJSON, 0, len(r.Findings)),
 		Summary: checkSummaryJSON{Errors: r.Errors(), Warnings: r.Warnings(), Facts: r.Facts, Lines: r.Lines,
 			MaxLines: r.MaxLines, Bytes: r.Bytes, MaxBytes: r.MaxBytes, Proposals: r.Proposals, Issues: r.Issues}}
 	for _, f := range r.Findings {

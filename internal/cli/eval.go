@@ -61,7 +61,7 @@ query_id<TAB>doc_id<TAB>rank, to score them with any other tool.`,
 type evalJSON struct {
 	SchemaVersion int                       `json:"schema_version"`
 	Queries       int                       `json:"queries"`
-	Modes         map[string]recall.Metrics `json:"modes"`
+	Modes         map[string]evalMetricsJSON `json:"modes"`
 }
 
 func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrievalOptions) error {
@@ -85,7 +85,7 @@ func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrie
 		return err
 	}
 	if opts.json {
-		return writeJSON(env.Out, evalJSON{SchemaVersion: 1, Queries: rep.Queries, Modes: rep.Modes})
+		return writeJSON(env.Out, evalJSON{SchemaVersion: schemaVersion, Queries: rep.Queries, Modes: toEvalModesJSON(rep.Modes)})
 	}
 	fmt.Fprintf(env.Out, "%d queries, %d documents in %d groups\n", rep.Queries, rep.Docs, rep.Groups)
 	t := newTable(env, "MODE", "RECALL@5", "RECALL@10", "NDCG@10", "MRR")

@@ -113,7 +113,7 @@ func runFacts(_ context.Context, env *Env, opts factsOptions) error {
 	}
 	facts := l.Facts()
 	if opts.json {
-		out := factsJSON{SchemaVersion: 1, Facts: make([]factJSON, 0, len(facts)), Lines: l.Lines(), MaxLines: cfg.MaxLines}
+		out := factsJSON{SchemaVersion: schemaVersion, Facts: make([]factJSON, 0, len(facts)), Lines: l.Lines(), MaxLines: cfg.MaxLines}
 		for _, f := range facts {
 			out.Facts = append(out.Facts, factJSON{ID: f.ID, Category: f.Category, Text: f.Text, File: f.File, Line: f.Line})
 		}
@@ -136,7 +136,7 @@ func runFacts(_ context.Context, env *Env, opts factsOptions) error {
 
 func writeFactStats(env *Env, l *ledger.Ledger, cfg config.Facts, asJSON bool) error {
 	if asJSON {
-		out := factStatsJSON{SchemaVersion: 1, Files: make([]factsFileJSON, 0, len(l.Files)), Lines: l.Lines(), MaxLines: cfg.MaxLines,
+		out := factStatsJSON{SchemaVersion: schemaVersion, Files: make([]factsFileJSON, 0, len(l.Files)), Lines: l.Lines(), MaxLines: cfg.MaxLines,
 			Bytes: l.Bytes(), MaxTotalBytes: cfg.MaxTotalBytes}
 		for _, f := range l.Files {
 			out.Files = append(out.Files, factsFileJSON{File: f.Path, Category: f.Category, Lines: f.Lines, MaxFileLines: cfg.MaxFileLines,

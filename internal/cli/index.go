@@ -46,8 +46,8 @@ directory (shared by worktrees, never committed): deleting it loses nothing.`,
 // indexJSON is the --json shape of index.
 type indexJSON struct {
 	SchemaVersion int                `json:"schema_version"`
-	Status        *index.Status      `json:"status"`
-	Update        *index.UpdateStats `json:"update"`
+	Status        *indexStatusJSON `json:"status"`
+	Update        *indexUpdateJSON `json:"update"`
 	TookMS        float64            `json:"took_ms"`
 }
 
@@ -63,7 +63,7 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	if !ws.Config.Index.Enabled {
 		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
 		if opts.json {
-			return writeJSON(env.Out, indexJSON{SchemaVersion: 1})
+			return writeJSON(env.Out, indexJSON{SchemaVersion: schemaVersion})
 		}
 		return nil
 	}
@@ -90,7 +90,11 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	}
 	took := float64(env.Now().Sub(start).Microseconds()) / 1000
 	if opts.json {
-		return writeJSON(env.Out, indexJSON{SchemaVersion: 1, Status: &status, Update: up, TookMS: took})
+		var upJSON *indexUpdateJSON
+		if up != nil {
+			upJSON = toIndexUpdateJSON(*up)
+		}
+		return writeJSON(env.Out, indexJSON{SchemaVersion: schemaVersion, Status: toIndexStatusJSON(status), Update: upJSON, TookMS: took})
 	}
 	if up != nil {
 		fmt.Fprintf(env.Out, "updated: %d files read, %d removed; %d documents added, %d changed, %d deleted; %d vectors made\n",

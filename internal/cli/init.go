@@ -114,7 +114,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 		env.notef("already initialised in %s; nothing changed", repo.Root)
 	}
 	if opts.json {
-		return writeJSON(env.Out, initJSON{SchemaVersion: 1, Root: repo.Root, Prefix: res.Prefix, Changed: changed,
+		return writeJSON(env.Out, initJSON{SchemaVersion: schemaVersion, Root: repo.Root, Prefix: res.Prefix, Changed: changed,
 			Created: nonNil(created), Updated: nonNil(updated), MergeDriverOK: driverErr == nil})
 	}
 	return nil

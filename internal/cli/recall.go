@@ -63,7 +63,7 @@ type recallJSON struct {
 	SchemaVersion int             `json:"schema_version"`
 	Query         string          `json:"query"`
 	Mode          string          `json:"mode"`
-	Results       []recall.Result `json:"results"`
+	Results       []recallResultJSON `json:"results"`
 	TookMS        float64         `json:"took_ms"`
 }
 
@@ -83,7 +83,7 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 	if !ws.Config.Index.Enabled {
 		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
 		if opts.json {
-			return writeJSON(env.Out, recallJSON{SchemaVersion: 1, Query: query, Mode: opts.mode, Results: []recall.Result{}})
+			return writeJSON(env.Out, recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: opts.mode, Results: []recallResultJSON{}})
 		}
 		return nil
 	}
@@ -106,7 +106,7 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 	}
 	if opts.json {
 		took := float64(env.Now().Sub(start).Microseconds()) / 1000
-		return writeJSON(env.Out, recallJSON{SchemaVersion: 1, Query: query, Mode: ans.Mode, Results: ans.Results, TookMS: took})
+		return writeJSON(env.Out, recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results), TookMS: took})
 	}
 	if len(ans.Results) == 0 {
 		env.notef("nothing found for %q", query)

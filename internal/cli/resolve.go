@@ -84,7 +84,7 @@ func runResolve(ctx context.Context, env *Env, args []string, opts resolveOption
 	case err != nil:
 		return withHint(err, "run git status to see what is unmerged")
 	}
-	out := resolveJSON{SchemaVersion: 1, Files: make([]resolveFileJSON, 0, len(res))}
+	out := resolveJSON{SchemaVersion: schemaVersion, Files: make([]resolveFileJSON, 0, len(res))}
 	failed := false
 	for _, r := range res {
 		out.Files = append(out.Files, resolveFileJSON{Path: r.Path, Result: string(r.Outcome), Conflicts: r.Conflicts, Issues: r.Issues})

@@ -177,7 +177,7 @@ func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
 	}
 	ps := proposal.Filter(all, statuses...)
 	if opts.json {
-		return writeJSON(env.Out, proposalsJSON{SchemaVersion: 1, Proposals: nonNil(ps)})
+		return writeJSON(env.Out, proposalsJSON{SchemaVersion: schemaVersion, Proposals: nonNil(ps)})
 	}
 	if len(ps) == 0 {
 		env.notef("no proposals with status %s", status)

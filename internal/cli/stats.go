@@ -41,7 +41,7 @@ func runStats(ctx context.Context, env *Env, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	s := statsJSON{SchemaVersion: 1}
+	s := statsJSON{SchemaVersion: schemaVersion}
 	if t != nil {
 		g := tasks.NewGraph(t.store)
 		for _, iss := range t.store.Issues() {

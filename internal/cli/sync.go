@@ -64,7 +64,7 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 		return err
 	}
 	git := func(args ...string) (string, error) { return gitx.Git(ctx, ws.Root, args...) }
-	out := syncJSON{SchemaVersion: 1, Files: []string{}, TasksChanged: []string{}}
+	out := syncJSON{SchemaVersion: schemaVersion, Files: []string{}, TasksChanged: []string{}}
 	paths := []string{config.LedgerDir, ".beads"}
 	if _, err := git(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
 		return withHint(err, "is git installed and is this a working tree?")

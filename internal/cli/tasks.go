@@ -256,7 +256,7 @@ func showObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) object {
 // createObject is bd's create output: the issue's fields sorted by key,
 // with schema_version.
 func createObject(iss *tasks.Issue) object {
-	o := issueObject(iss).with("schema_version", 1)
+	o := issueObject(iss).with("schema_version", schemaVersion)
 	slices.SortFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) })
 	return o
 }

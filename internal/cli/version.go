@@ -33,7 +33,7 @@ type versionJSON struct {
 }
 
 func runVersion(_ context.Context, env *Env, opts versionOptions) error {
-	v := versionJSON{SchemaVersion: 1, Version: Version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	v := versionJSON{SchemaVersion: schemaVersion, Version: Version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if opts.json {
 		return writeJSON(env.Out, v)
 	}

@@ -295,14 +295,14 @@ func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {
 
 // Status describes the index.
 type Status struct {
-	Dir      string         `json:"dir"`
-	Format   int            `json:"format"`
-	Embedder string         `json:"embedder"`
-	Docs     int            `json:"docs"`
-	Vectors  int            `json:"vectors"`
-	Files    int            `json:"files"`
-	Kinds    map[string]int `json:"kinds"`
-	FitDocs  int            `json:"fit_docs,omitempty"`
+	Dir      string
+	Format   int
+	Embedder string
+	Docs     int
+	Vectors  int
+	Files    int
+	Kinds    map[string]int
+	FitDocs  int
 }
 
 // Status counts what the index holds.

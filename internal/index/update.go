@@ -20,24 +20,24 @@ import (
 type UpdateStats struct {
 	// Files the sources list; Read of them were re-read and parsed;
 	// Removed files are gone (their documents with them).
-	Files   int `json:"files"`
-	Read    int `json:"read"`
-	Removed int `json:"removed"`
+	Files   int
+	Read    int
+	Removed int
 	// Skipped files could not be parsed; their documents stay as they
 	// were until they can.
-	Skipped int `json:"skipped"`
+	Skipped int
 	// Documents added, changed and deleted; Docs in the index after.
-	Added   int `json:"added"`
-	Changed int `json:"changed"`
-	Deleted int `json:"deleted"`
-	Docs    int `json:"docs"`
+	Added   int
+	Changed int
+	Deleted int
+	Docs    int
 	// Embedded vectors made; Missing documents still without one (the
 	// embedder failed: a later Update fills them).
-	Embedded int `json:"embedded"`
-	Missing  int `json:"missing"`
+	Embedded int
+	Missing  int
 	// Refit: the built-in embedder was fitted to the corpus again, and
 	// every vector re-made.
-	Refit bool `json:"refit"`
+	Refit bool
 }
 
 // bleveBatch is how many documents go to Bleve at once.

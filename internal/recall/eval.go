@@ -39,18 +39,18 @@ type EvalOptions struct {
 // Metrics of one mode, averaged over the queries that have a relevant
 // document.
 type Metrics struct {
-	Recall5  float64 `json:"recall@5"`
-	Recall10 float64 `json:"recall@10"`
-	NDCG10   float64 `json:"ndcg@10"`
-	MRR      float64 `json:"mrr"`
+	Recall5  float64
+	Recall10 float64
+	NDCG10   float64
+	MRR      float64
 }
 
 // EvalReport is the result of an evaluation.
 type EvalReport struct {
-	Queries int                `json:"queries"`
-	Docs    int                `json:"docs"`
-	Groups  int                `json:"groups"`
-	Modes   map[string]Metrics `json:"modes"`
+	Queries int
+	Docs    int
+	Groups  int
+	Modes   map[string]Metrics
 }
 
 type evalRow struct {

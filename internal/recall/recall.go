@@ -72,31 +72,31 @@ func (o *Options) defaults() {
 // Scores are a result's scores in each ranking (nil when it was not in
 // that ranking) and after fusion and priors.
 type Scores struct {
-	BM25  *float64 `json:"bm25"`
-	Dense *float64 `json:"dense"`
-	Fused float64  `json:"fused"`
+	BM25  *float64
+	Dense *float64
+	Fused float64
 }
 
 // Source is where a result comes from.
 type Source struct {
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Commit string `json:"commit"`
+	Path   string
+	Line   int
+	Commit string
 }
 
 // Result is one document found.
 type Result struct {
-	Kind      string     `json:"kind"`
-	ID        string     `json:"id"`
-	Title     string     `json:"title"`
-	Snippet   string     `json:"snippet"`
-	Score     float64    `json:"score"`
-	Scores    Scores     `json:"scores"`
-	Source    Source     `json:"source"`
-	CreatedAt *time.Time `json:"created_at"`
+	Kind      string
+	ID        string
+	Title     string
+	Snippet   string
+	Score     float64
+	Scores    Scores
+	Source    Source
+	CreatedAt *time.Time
 	// Matched are the query's words found in the snippet, for
 	// highlighting.
-	Matched []string `json:"-"`
+	Matched []string
 }
 
 // Answer is a search's results and how they were found.

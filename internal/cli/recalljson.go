@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/memctl/memctl/internal/index"
+	"github.com/memctl/memctl/internal/recall"
+)
+
+// The --json shapes of recall, index and eval retrieval (docs/json.md).
+// They are the CLI's own types, filled from the domain's: renaming a field
+// of recall.Result or index.Status cannot change a documented contract
+// without a change here, which the golden files then show.
+
+// recallResultJSON is one recall result.
+type recallResultJSON struct {
+	Kind      string           `json:"kind"`
+	ID        string           `json:"id"`
+	Title     string           `json:"title"`
+	Snippet   string           `json:"snippet"`
+	Score     float64          `json:"score"`
+	Scores    recallScoresJSON `json:"scores"`
+	Source    recallSourceJSON `json:"source"`
+	CreatedAt *time.Time       `json:"created_at"`
+}
+
+type recallScoresJSON struct {
+	BM25  *float64 `json:"bm25"`
+	Dense *float64 `json:"dense"`
+	Fused float64  `json:"fused"`
+}
+
+type recallSourceJSON struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Commit string `json:"commit"`
+}
+
+func toRecallResultsJSON(rs []recall.Result) []recallResultJSON {
+	out := make([]recallResultJSON, len(rs))
+	for i, r := range rs {
+		out[i] = recallResultJSON{
+			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
+			Scores:    recallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Fused: r.Scores.Fused},
+			Source:    recallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
+			CreatedAt: r.CreatedAt,
+		}
+	}
+	return out
+}
+
+// indexStatusJSON is what index --json says the index holds.
+type indexStatusJSON struct {
+	Dir      string         `json:"dir"`
+	Format   int            `json:"format"`
+	Embedder string         `json:"embedder"`
+	Docs     int            `json:"docs"`
+	Vectors  int            `json:"vectors"`
+	Files    int            `json:"files"`
+	Kinds    map[string]int `json:"kinds"`
+	FitDocs  int            `json:"fit_docs,omitempty"`
+}
+
+func toIndexStatusJSON(s index.Status) *indexStatusJSON {
+	return &indexStatusJSON{Dir: s.Dir, Format: s.Format, Embedder: s.Embedder, Docs: s.Docs, Vectors: s.Vectors,
+		Files: s.Files, Kinds: s.Kinds, FitDocs: s.FitDocs}
+}
+
+// indexUpdateJSON is what index --json says an update did.
+type indexUpdateJSON struct {
+	Files    int  `json:"files"`
+	Read     int  `json:"read"`
+	Removed  int  `json:"removed"`
+	Skipped  int  `json:"skipped"`
+	Added    int  `json:"added"`
+	Changed  int  `json:"changed"`
+	Deleted  int  `json:"deleted"`
+	Docs     int  `json:"docs"`
+	Embedded int  `json:"embedded"`
+	Missing  int  `json:"missing"`
+	Refit    bool `json:"refit"`
+}
+
+func toIndexUpdateJSON(u index.UpdateStats) *indexUpdateJSON {
+	return &indexUpdateJSON{Files: u.Files, Read: u.Read, Removed: u.Removed, Skipped: u.Skipped, Added: u.Added,
+		Changed: u.Changed, Deleted: u.Deleted, Docs: u.Docs, Embedded: u.Embedded, Missing: u.Missing, Refit: u.Refit}
+}
+
+// evalMetricsJSON is one mode's metrics in eval retrieval --json.
+type evalMetricsJSON struct {
+	Recall5  float64 `json:"recall@5"`
+	Recall10 float64 `json:"recall@10"`
+	NDCG10   float64 `json:"ndcg@10"`
+	MRR      float64 `json:"mrr"`
+}
+
+func toEvalModesJSON(modes map[string]recall.Metrics) map[string]evalMetricsJSON {
+	out := make(map[string]evalMetricsJSON, len(modes))
+	for mode, m := range modes {
+		out[mode] = evalMetricsJSON{Recall5: m.Recall5, Recall10: m.Recall10, NDCG10: m.NDCG10, MRR: m.MRR}
+	}
+	return out
+}
