@@ -59,8 +59,8 @@ query_id<TAB>doc_id<TAB>rank, to score them with any other tool.`,
 
 // evalJSON is the --json shape of eval retrieval.
 type evalJSON struct {
-	SchemaVersion int                       `json:"schema_version"`
-	Queries       int                       `json:"queries"`
+	SchemaVersion int                        `json:"schema_version"`
+	Queries       int                        `json:"queries"`
 	Modes         map[string]evalMetricsJSON `json:"modes"`
 }
 

@@ -45,10 +45,10 @@ directory (shared by worktrees, never committed): deleting it loses nothing.`,
 
 // indexJSON is the --json shape of index.
 type indexJSON struct {
-	SchemaVersion int                `json:"schema_version"`
+	SchemaVersion int              `json:"schema_version"`
 	Status        *indexStatusJSON `json:"status"`
 	Update        *indexUpdateJSON `json:"update"`
-	TookMS        float64            `json:"took_ms"`
+	TookMS        float64          `json:"took_ms"`
 }
 
 func runIndex(ctx context.Context, env *Env, opts indexOptions) error {

@@ -60,11 +60,11 @@ first: only files that changed are read again.`,
 
 // recallJSON is the --json shape of recall.
 type recallJSON struct {
-	SchemaVersion int             `json:"schema_version"`
-	Query         string          `json:"query"`
-	Mode          string          `json:"mode"`
+	SchemaVersion int                `json:"schema_version"`
+	Query         string             `json:"query"`
+	Mode          string             `json:"mode"`
 	Results       []recallResultJSON `json:"results"`
-	TookMS        float64         `json:"took_ms"`
+	TookMS        float64            `json:"took_ms"`
 }
 
 func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) error {
@@ -144,7 +144,7 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 	}
 	so.Filter = index.Filter{Kinds: opts.kinds, Category: opts.category, Status: opts.status, Label: opts.label}
 	if opts.since != "" {
-		t, err := parseSince(opts.since, env.Now())
+		t, err := parseWhen("since", opts.since, env.Now(), true)
 		if err != nil {
 			return so, usagef(err)
 		}
@@ -172,27 +172,6 @@ func checkMode(mode string) error {
 		return nil
 	}
 	return usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", mode))
-}
-
-// parseSince reads a date (2026-01-02), a time (RFC 3339) or a duration
-// ago (72h, 14d).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == d {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-01-02), a time (RFC 3339) or a duration such as 72h or 14d", s)
 }
 
 // highlight marks the matched words: bold on a terminal, unchanged

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
@@ -123,32 +122,6 @@ func parsePriority(s string) (int, error) {
 		return 0, usagef(fmt.Errorf("priority %q: use 0–4 or P0–P4 (0 is critical)", s))
 	}
 	return n, nil
-}
-
-// parseWhen reads a --defer value: RFC 3339, a date (YYYY-MM-DD, midnight
-// UTC), or a duration from now such as 3d, 12h or 2w.
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	s = strings.TrimPrefix(s, "+")
-	if n := len(s); n > 1 {
-		if v, err := strconv.Atoi(s[:n-1]); err == nil {
-			switch s[n-1] {
-			case 'd':
-				return now.Add(time.Duration(v) * 24 * time.Hour), nil
-			case 'w':
-				return now.Add(time.Duration(v) * 7 * 24 * time.Hour), nil
-			}
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return now.Add(d), nil
-	}
-	return time.Time{}, usagef(fmt.Errorf("--defer %q: use RFC 3339, YYYY-MM-DD or a duration such as 3d or 12h", s))
 }
 
 // taskError adds hints to task errors.

@@ -42,7 +42,7 @@ func newUpdateCmd(env *Env) *cobra.Command {
 	f.StringVarP(&opts.assignee, "assignee", "a", "", "new assignee (\"\" to clear)")
 	f.StringSliceVar(&opts.addLabels, "add-label", nil, "add labels")
 	f.StringSliceVar(&opts.removeLabels, "remove-label", nil, "remove labels")
-	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD or 3d; \"\" clears)")
+	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD, 3d or 2w; \"\" clears)")
 	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 6) if someone else holds it")
 	f.BoolVar(&opts.json, "json", false, "print a JSON array of the updated issues (bd's shape)")
 	return cmd
@@ -81,7 +81,7 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 	if cmd.Flags().Changed("defer") {
 		var when time.Time
 		if opts.deferUntil != "" {
-			w, err := parseWhen(opts.deferUntil, env.Now())
+			w, err := parseWhen("defer", opts.deferUntil, env.Now(), false)
 			if err != nil {
 				return err
 			}
