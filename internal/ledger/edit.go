@@ -123,19 +123,8 @@ func splice(lines [][]byte, first, last int, repl []byte) []byte {
 // markerOf returns a list item's marker with its indentation and the
 // spaces after it: "- ", "  * ", "1. ".
 func markerOf(line string) string {
-	i := 0
-	for i < len(line) && line[i] == ' ' {
-		i++
-	}
-	j := i
-	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-		j++
-	}
-	if j > i && j < len(line) && (line[j] == '.' || line[j] == ')') {
-		j++
-	} else if j == i && j < len(line) && strings.IndexByte("-*+", line[j]) >= 0 {
-		j++
-	} else {
+	_, j, ok := scanMarker(line)
+	if !ok {
 		return "- "
 	}
 	k := j

@@ -91,3 +91,25 @@ func TestEditsOnCRLFAndNoFinalNewline(t *testing.T) {
 		t.Errorf("remove last: got %q, want %q", got, want)
 	}
 }
+
+func TestScanMarker(t *testing.T) {
+	for _, tc := range []struct {
+		line       string
+		start, end int
+		ok         bool
+	}{
+		{"- fact", 0, 1, true},
+		{"  * fact", 2, 3, true},
+		{"+ fact", 0, 1, true},
+		{"12. fact", 0, 3, true},
+		{"3) fact", 0, 2, true},
+		{"   continued text", 3, 3, false},
+		{"12 apples", 0, 0, false},
+		{"", 0, 0, false},
+	} {
+		start, end, ok := scanMarker(tc.line)
+		if start != tc.start || end != tc.end || ok != tc.ok {
+			t.Errorf("scanMarker(%q) = %d, %d, %v; want %d, %d, %v", tc.line, start, end, ok, tc.start, tc.end, tc.ok)
+		}
+	}
+}

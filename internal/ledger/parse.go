@@ -236,24 +236,31 @@ func (f *File) addItem(item ast.Node, idx lineIndex, lines []string, end int) {
 	f.Facts = append(f.Facts, fact)
 }
 
+// scanMarker finds a list item's marker in line: start is where it begins
+// (after the indentation), end just past it (- * + or digits followed by
+// . or )). Without a marker ok is false and end is start.
+func scanMarker(line string) (start, end int, ok bool) {
+	for start < len(line) && line[start] == ' ' {
+		start++
+	}
+	end = start
+	for end < len(line) && line[end] >= '0' && line[end] <= '9' {
+		end++
+	}
+	switch {
+	case end > start && end < len(line) && (line[end] == '.' || line[end] == ')'):
+		return start, end + 1, true
+	case end == start && end < len(line) && strings.IndexByte("-*+", line[end]) >= 0:
+		return start, end + 1, true
+	}
+	return start, start, false
+}
+
 // itemText strips the list marker from the first line and the content
 // indentation from the others.
 func itemText(lines []string) string {
 	first := lines[0]
-	i := 0
-	for i < len(first) && first[i] == ' ' {
-		i++
-	}
-	// Marker: one of -*+ or digits followed by . or ).
-	j := i
-	for j < len(first) && first[j] >= '0' && first[j] <= '9' {
-		j++
-	}
-	if j > i && j < len(first) && (first[j] == '.' || first[j] == ')') {
-		j++
-	} else if j == i && j < len(first) && strings.IndexByte("-*+", first[j]) >= 0 {
-		j++
-	}
+	_, j, _ := scanMarker(first)
 	pad := 0
 	for k := j; k < len(first) && first[k] == ' '; k++ {
 		pad++
