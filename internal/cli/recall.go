@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,10 +137,8 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 		return so, usagef(fmt.Errorf("-k %d: want at least 1", opts.k))
 	}
 	for _, k := range opts.kinds {
-		switch k {
-		case "fact", "task", "proposal", "run", "playbook":
-		default:
-			return so, usagef(fmt.Errorf("--kind %q: want fact, task, proposal, run or playbook", k))
+		if !slices.Contains(index.Kinds, k) {
+			return so, usagef(fmt.Errorf("--kind %q: want one of %s", k, strings.Join(index.Kinds, ", ")))
 		}
 	}
 	so.Filter = index.Filter{Kinds: opts.kinds, Category: opts.category, Status: opts.status, Label: opts.label}
@@ -210,11 +209,11 @@ func sourcesFor(ws *config.Workspace) []index.Source {
 	var out []index.Source
 	for _, src := range recall.Sources() {
 		switch src.Kind() {
-		case "fact", "proposal":
+		case index.KindFact, index.KindProposal:
 			if !ws.Config.Facts.Enabled {
 				continue
 			}
-		case "task":
+		case index.KindTask:
 			if !ws.Config.Tasks.Enabled {
 				continue
 			}

@@ -8,6 +8,18 @@ import (
 	"time"
 )
 
+// The kinds of document. Recall's --kind takes these names.
+const (
+	KindFact     = "fact"
+	KindTask     = "task"
+	KindProposal = "proposal"
+	KindRun      = "run"
+	KindPlaybook = "playbook"
+)
+
+// Kinds lists the kinds of document, in the order help shows them.
+var Kinds = []string{KindFact, KindTask, KindProposal, KindRun, KindPlaybook}
+
 // Doc is one searchable document and where it came from.
 type Doc struct {
 	// ID is unique in the index: Kind + ":" + Ref.

@@ -27,7 +27,7 @@ func (m *Matcher) Similar(category, text string, facts []ledger.Fact) []proposal
 		q, err := m.Index.EmbedQuery(m.Ctx, text)
 		var hits []index.Hit
 		if err == nil {
-			hits, err = m.Index.SearchVector(m.Ctx, q, index.Filter{Kinds: []string{"fact"}, Category: category}, 500)
+			hits, err = m.Index.SearchVector(m.Ctx, q, index.Filter{Kinds: []string{index.KindFact}, Category: category}, 500)
 		}
 		if err != nil {
 			m.Err = err

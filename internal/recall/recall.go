@@ -278,7 +278,7 @@ func prior(d index.Meta, opts Options) float64 {
 	if d.Approved {
 		p += opts.ApprovedBoost
 	}
-	if d.Kind == "run" && !d.Created.IsZero() && !opts.Now.IsZero() {
+	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() {
 		age := opts.Now.Sub(d.Created)
 		if age > 0 {
 			p *= math.Pow(0.5, float64(age)/float64(opts.HalfLife))

@@ -34,7 +34,7 @@ func under(rel string, names []string, err error) ([]string, error) {
 // factSource: one document per fact in .ledger/facts/*.md.
 type factSource struct{}
 
-func (factSource) Kind() string { return "fact" }
+func (factSource) Kind() string { return index.KindFact }
 
 func (factSource) Files(root string) ([]string, error) {
 	names, err := ledger.FileNames(filepath.Join(root, filepath.FromSlash(config.FactsDir)), config.FactsDir)
@@ -52,7 +52,7 @@ func (factSource) Docs(file string, data []byte) ([]index.Doc, error) {
 	docs := make([]index.Doc, 0, len(f.Facts))
 	for _, fact := range f.Facts {
 		docs = append(docs, index.Doc{
-			ID: "fact:" + fact.ID, Kind: "fact", Ref: fact.ID, Body: fact.Text,
+			ID: index.KindFact + ":" + fact.ID, Kind: index.KindFact, Ref: fact.ID, Body: fact.Text,
 			File: file, Line: fact.Line, Category: category, Status: "approved", Priority: -1, Approved: true,
 		})
 	}
@@ -62,7 +62,7 @@ func (factSource) Docs(file string, data []byte) ([]index.Doc, error) {
 // taskSource: one document per issue in .beads/issues.jsonl.
 type taskSource struct{}
 
-func (taskSource) Kind() string { return "task" }
+func (taskSource) Kind() string { return index.KindTask }
 
 func (taskSource) Files(string) ([]string, error) { return []string{config.IssuesFile}, nil }
 
@@ -90,7 +90,7 @@ func (taskSource) Docs(file string, data []byte) ([]index.Doc, error) {
 			line = r.Line
 		}
 		docs = append(docs, index.Doc{
-			ID: "task:" + iss.ID, Kind: "task", Ref: iss.ID, Title: iss.Title, Body: strings.Join(body, "\n"),
+			ID: index.KindTask + ":" + iss.ID, Kind: index.KindTask, Ref: iss.ID, Title: iss.Title, Body: strings.Join(body, "\n"),
 			File: file, Line: line, Status: iss.Status, Labels: iss.Labels, Priority: iss.Priority,
 			Created: iss.CreatedAt,
 		})
@@ -102,7 +102,7 @@ func (taskSource) Docs(file string, data []byte) ([]index.Doc, error) {
 // Approved, so pending proposals rank behind facts.
 type proposalSource struct{}
 
-func (proposalSource) Kind() string { return "proposal" }
+func (proposalSource) Kind() string { return index.KindProposal }
 
 func (proposalSource) Files(root string) ([]string, error) {
 	d := proposal.Dir{Path: filepath.Join(root, filepath.FromSlash(config.ProposalsDir)), Rel: config.ProposalsDir}
@@ -124,7 +124,7 @@ func (proposalSource) Docs(file string, data []byte) ([]index.Doc, error) {
 		body += "\nFeedback: " + p.Feedback
 	}
 	return []index.Doc{{
-		ID: "proposal:" + p.ID, Kind: "proposal", Ref: p.ID, Body: body, File: file,
+		ID: index.KindProposal + ":" + p.ID, Kind: index.KindProposal, Ref: p.ID, Body: body, File: file,
 		Category: p.Category, Status: p.Status, Priority: -1, Created: p.CreatedAt,
 	}}, nil
 }
