@@ -43,24 +43,9 @@ func runStats(ctx context.Context, env *Env, asJSON bool) error {
 	}
 	s := statsJSON{SchemaVersion: schemaVersion}
 	if t != nil {
-		g := tasks.NewGraph(t.store)
-		for _, iss := range t.store.Issues() {
-			s.TotalIssues++
-			switch iss.Status {
-			case tasks.StatusOpen:
-				s.OpenIssues++
-			case tasks.StatusInProgress:
-				s.InProgressIssues++
-			case tasks.StatusClosed:
-				s.ClosedIssues++
-			case tasks.StatusDeferred:
-				s.DeferredIssues++
-			case tasks.StatusPinned:
-				s.PinnedIssues++
-			}
-		}
-		s.BlockedIssues = len(g.Blocked())
-		_, s.ReadyIssues = g.Ready(tasks.ReadyFilter{Limit: 1}, env.Now())
+		c := tasks.Count(t.store, env.Now())
+		s.TotalIssues, s.OpenIssues, s.InProgressIssues, s.ClosedIssues = c.Total, c.Open, c.InProgress, c.Closed
+		s.BlockedIssues, s.DeferredIssues, s.ReadyIssues, s.PinnedIssues = c.Blocked, c.Deferred, c.Ready, c.Pinned
 	}
 	if asJSON {
 		return writeJSON(env.Out, s)
