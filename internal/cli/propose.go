@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,11 +66,11 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	}
 	var ev []proposal.Evidence
 	for _, e := range opts.evidence {
-		kind, ref, ok := strings.Cut(e, ":")
-		if !ok || ref == "" || !slices.Contains(proposal.EvidenceKinds, kind) {
-			return usagef(fmt.Errorf("--evidence %q: use kind:ref with kind one of %s", e, strings.Join(proposal.EvidenceKinds, ", ")))
+		x, err := proposal.ParseEvidence(e)
+		if err != nil {
+			return usagef(fmt.Errorf("--%w", err))
 		}
-		ev = append(ev, proposal.Evidence{Kind: kind, Ref: ref})
+		ev = append(ev, x)
 	}
 	if !cmd.Flags().Changed("text") && opts.action != proposal.ActionRemove {
 		if env.StdinTTY {

@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -45,6 +46,16 @@ const (
 
 // Evidence kinds.
 var EvidenceKinds = []string{"run", "task", "commit", "file", "url"}
+
+// ParseEvidence reads evidence written kind:ref (task:kv-8f2,
+// url:https://…): the kind one of EvidenceKinds, the ref not empty.
+func ParseEvidence(s string) (Evidence, error) {
+	kind, ref, ok := strings.Cut(s, ":")
+	if !ok || ref == "" || !slices.Contains(EvidenceKinds, kind) {
+		return Evidence{}, fmt.Errorf("evidence %q: use kind:ref with kind one of %s", s, strings.Join(EvidenceKinds, ", "))
+	}
+	return Evidence{Kind: kind, Ref: ref}, nil
+}
 
 // ErrNotFound is returned for a proposal id that does not exist.
 var ErrNotFound = errors.New("proposal not found")

@@ -55,3 +55,20 @@ func TestValidateDir(t *testing.T) {
 		t.Errorf("missing directory: %v, %d, %v", p, n, err)
 	}
 }
+
+func TestParseEvidence(t *testing.T) {
+	for in, want := range map[string]Evidence{
+		"task:kv-8f2":             {Kind: "task", Ref: "kv-8f2"},
+		"url:https://example.com": {Kind: "url", Ref: "https://example.com"},
+		"commit:4c1e2a":           {Kind: "commit", Ref: "4c1e2a"},
+	} {
+		if got, err := ParseEvidence(in); err != nil || got != want {
+			t.Errorf("ParseEvidence(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"blog:x", "task:", "task", "", ":x"} {
+		if _, err := ParseEvidence(in); err == nil {
+			t.Errorf("ParseEvidence(%q) accepted it", in)
+		}
+	}
+}
