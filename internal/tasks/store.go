@@ -15,17 +15,6 @@ import (
 	"github.com/memctl/memctl/internal/fsx"
 )
 
-// ErrNotFound is returned for an issue id that does not exist.
-var ErrNotFound = errors.New("issue not found")
-
-// NotFoundError names the id that was not found.
-type NotFoundError struct{ ID string }
-
-func (e *NotFoundError) Error() string { return fmt.Sprintf("issue %q not found", e.ID) }
-
-// Unwrap makes errors.Is(err, ErrNotFound) work.
-func (e *NotFoundError) Unwrap() error { return ErrNotFound }
-
 // Store is the content of an issues.jsonl file: every record in file
 // order and an index of the issues by id.
 type Store struct {
