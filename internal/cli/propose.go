@@ -12,7 +12,6 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
-	"github.com/memctl/memctl/internal/recall"
 )
 
 type proposeOptions struct {
@@ -123,32 +122,6 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	}
 	_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\t%s\n", p.ID, p.Status, p.Category, visibleLine(oneLine(p.Content)))
 	return err
-}
-
-// similarityMatcher is the recall index's matcher for propose, or nil
-// (words only) when the index is disabled or cannot be used: a proposal
-// never fails for want of an index.
-func (e *Env) similarityMatcher(ctx context.Context, ws *config.Workspace) *recall.Matcher {
-	if !ws.Config.Index.Enabled {
-		return nil
-	}
-	x, err := e.openIndex(ctx, ws)
-	if err == nil {
-		_, err = x.Update(ctx, ws.Root, sourcesFor(ws))
-	}
-	if err != nil {
-		e.warnf("similar facts are judged by words only: the recall index failed: %v", err)
-		return nil
-	}
-	return &recall.Matcher{Ctx: ctx, Index: x}
-}
-
-func (e *Env) book(ws *config.Workspace) *proposal.Book {
-	return &proposal.Book{
-		FactsDir: ws.Path(config.FactsDir), FactsRel: config.FactsDir,
-		Proposals: proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir},
-		Config:    ws.Config.Facts,
-	}
 }
 
 // proposalError maps proposal errors to exit codes and hints.

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/recall"
 )
@@ -202,94 +201,4 @@ func highlight(env *Env, s string, words []string) string {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z'
-}
-
-// sourcesFor is what recall searches: the kinds of the enabled layers.
-func sourcesFor(ws *config.Workspace) []index.Source {
-	var out []index.Source
-	for _, src := range recall.Sources() {
-		switch src.Kind() {
-		case index.KindFact, index.KindProposal:
-			if !ws.Config.Facts.Enabled {
-				continue
-			}
-		case index.KindTask:
-			if !ws.Config.Tasks.Enabled {
-				continue
-			}
-		}
-		out = append(out, src)
-	}
-	return out
-}
-
-// indexDir is where a workspace's index lives: in the git directory shared
-// by its worktrees, never in the working tree.
-func indexDir(ws *config.Workspace) string {
-	return filepath.Join(ws.Repo.CommonDir, "memctl")
-}
-
-// embedderFor makes the configured embedder: the workspace's [embed],
-// overridden by the user's own config file.
-func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
-	cfg := ws.Config.Embed
-	if path := userConfigPath(env); path != "" {
-		u, warns, err := config.LoadUser(path, cfg)
-		if err != nil {
-			return nil, err
-		}
-		for _, w := range warns {
-			env.warnf("%s", w)
-		}
-		cfg = u
-	}
-	switch cfg.Provider {
-	case "", config.DefaultEmbed:
-		return embed.NewStatic(embed.Corpus{}), nil
-	case "none":
-		return nil, nil
-	default:
-		key := ""
-		if cfg.APIKeyEnv != "" {
-			key = env.Getenv(cfg.APIKeyEnv)
-		}
-		return embed.NewHTTP(embed.HTTPConfig{
-			Provider: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKey: key, Batch: cfg.Batch,
-			Timeout: time.Duration(cfg.TimeoutSeconds * float64(time.Second)), Retries: cfg.Retries,
-		})
-	}
-}
-
-// userConfigPath is $XDG_CONFIG_HOME/memctl/config.toml, or
-// ~/.config/memctl/config.toml; "" when neither can be named.
-func userConfigPath(env *Env) string {
-	dir := env.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home := env.Getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "memctl", "config.toml")
-}
-
-// openIndex opens the workspace's index for the rest of the command.
-func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index, error) {
-	emb, err := embedderFor(e, ws)
-	if err != nil {
-		return nil, err
-	}
-	x, err := index.Open(ctx, index.Options{
-		Dir:      indexDir(ws),
-		Embedder: emb,
-		Notice:   func(msg string) { e.notef("%s", msg) },
-		Repo:     ws.Repo,
-		Holder:   e.holder(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	e.closers = append(e.closers, x.Close)
-	return x, nil
 }

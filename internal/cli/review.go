@@ -256,15 +256,6 @@ func commitApproval(ws *config.Workspace, p *proposal.Proposal, reviewer, email 
 	return nil
 }
 
-// reviewer is who decides: --reviewer, else MEMCTL_ACTOR (as for every
-// other command), else git's user.name or user.email, else $USER.
-func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
-	if flag == "" {
-		flag = e.Getenv("MEMCTL_ACTOR")
-	}
-	return e.identity(ws, flag)
-}
-
 // reviewScreen is what a reviewer sees for one proposal: its text exactly
 // as stored, with only what could drive the terminal escaped (visible).
 func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {

@@ -1,119 +1,17 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-// taskSession is an open task graph: the workspace, the store and, for
-// writes, the lock held until the command ends.
-type taskSession struct {
-	ws    *config.Workspace
-	store *tasks.Store
-	path  string
-}
-
-// openTasks loads the task graph. With write set it first takes the
-// workspace lock, so the read-modify-write cannot interleave with another
-// memctl process. A disabled layer gives (nil, nil) after a note.
-func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
-	ws, err := e.Workspace()
-	if err != nil {
-		return nil, err
-	}
-	if !ws.Config.Tasks.Enabled {
-		e.notef("the tasks layer is disabled ([tasks] enabled = false in %s)", config.ConfigFile)
-		return nil, nil
-	}
-	if write {
-		if err := e.Lock(ctx, ws); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.checkUnmergedIssues(ws, write); err != nil {
-		return nil, err
-	}
-	path := ws.Path(config.IssuesFile)
-	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
-	if err != nil {
-		var le *tasks.LineError
-		if errors.As(err, &le) {
-			return nil, withHint(fmt.Errorf("%s: %w", config.IssuesFile, err),
-				"fix that line (after a merge, look for conflict markers); memctl never drops a line it cannot read")
-		}
-		return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
-	}
-	return &taskSession{ws: ws, store: s, path: path}, nil
-}
-
-// checkUnmergedIssues refuses the issues file while a stopped merge has it
-// unmerged and it may hold only one side. Once memctl resolve has merged
-// it (the file is exactly the resolution of the index stages), reads go
-// on with a note and writes wait for git add: a change now would make the
-// file look edited, and send the next command back to resolve.
-func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
-	unmerged, err := ws.Repo.StoppedUnmerged(config.IssuesFile)
-	if err != nil || !unmerged {
-		return err
-	}
-	resolved, err := tasks.IsResolved(ws.Root, config.IssuesFile)
-	switch {
-	case err != nil:
-		return err
-	case !resolved && e.hasConflictMarkers(ws.Path(config.IssuesFile)):
-		// resolve wrote the records both sides changed between markers:
-		// the next step is to edit them, not to resolve again.
-		return withHint(fmt.Errorf("%s is unmerged and has conflict markers: records both sides changed are between <<<<<<< and >>>>>>>", config.IssuesFile),
-			"keep one version of each record between the markers, delete the marker lines, then git add "+config.IssuesFile)
-	case !resolved:
-		return withHint(fmt.Errorf("%s is unmerged: a merge or pull stopped on it, and it may hold only your side", config.IssuesFile),
-			"run memctl resolve to merge it from the git index, then git add "+config.IssuesFile)
-	case write:
-		return withHint(fmt.Errorf("%s is resolved but not staged; a change now would be taken for an edit of the merge", config.IssuesFile),
-			"git add "+config.IssuesFile+" to finish the merge, then run the command again")
-	}
-	e.notef("%s is resolved but not staged: git add %s to finish the merge", config.IssuesFile, config.IssuesFile)
-	return nil
-}
-
-// hasConflictMarkers reports whether the file at path has conflict-marker
-// lines; an unreadable file has none.
-func (e *Env) hasConflictMarkers(path string) bool {
-	data, err := os.ReadFile(path)
-	return err == nil && len(gitx.ConflictMarkers(data)) > 0
-}
-
 func (t *taskSession) save() error { return t.store.Save(t.path) }
-
-// actor is who memctl acts as: MEMCTL_ACTOR, else git's user.name (or
-// user.email), else $USER.
-func (e *Env) actor(ws *config.Workspace) tasks.Actor {
-	name, email := e.identity(ws, e.Getenv("MEMCTL_ACTOR"))
-	return tasks.Actor{Name: name, Email: email}
-}
-
-// identity is a name to act under: override if set, else git's user.name,
-// else its user.email, else $USER, else "unknown"; and git's email.
-func (e *Env) identity(ws *config.Workspace, override string) (name, email string) {
-	name, email = gitx.Identity(ws.Root)
-	for _, n := range []string{override, name, email, e.Getenv("USER"), "unknown"} {
-		if n != "" {
-			return n, email
-		}
-	}
-	return "", email
-}
 
 // parsePriority reads 0–4 or P0–P4.
 func parsePriority(s string) (int, error) {
