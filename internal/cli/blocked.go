@@ -31,9 +31,6 @@ func runBlocked(ctx context.Context, env *Env, opts blockedOptions) error {
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	g := tasks.NewGraph(t.store)
 	blocked := g.Blocked()
 	if opts.json {

@@ -53,8 +53,5 @@ func runStatusChange(ctx context.Context, env *Env, ids []string, asJSON bool, f
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, asJSON)
-	}
 	return t.change(env, ids, asJSON, func(id string) (*tasks.Issue, error) { return fn(t.store, id) })
 }

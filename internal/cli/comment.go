@@ -31,7 +31,7 @@ func newCommentCmd(env *Env) *cobra.Command {
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := env.openTasks(cmd.Context(), true)
-			if err != nil || t == nil {
+			if err != nil {
 				return err
 			}
 			c, err := t.store.AddComment(args[0], env.actor(t.ws).Name, args[1], env.Rand, env.Now())
@@ -71,9 +71,6 @@ func runComments(ctx context.Context, env *Env, id string, asJSON bool) error {
 	t, err := env.openTasks(ctx, false)
 	if err != nil {
 		return err
-	}
-	if t == nil {
-		return writeEmpty(env, asJSON)
 	}
 	iss, err := t.store.Get(id)
 	if err != nil {
@@ -117,7 +114,7 @@ func newLabelCmd(env *Env) *cobra.Command {
 					ch.RemoveLabels = args[1:]
 				}
 				t, err := env.openTasks(cmd.Context(), true)
-				if err != nil || t == nil {
+				if err != nil {
 					return err
 				}
 				iss, err := t.store.Update(args[0], ch, env.Now())
@@ -140,7 +137,7 @@ func newLabelCmd(env *Env) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := env.openTasks(cmd.Context(), false)
-			if err != nil || t == nil {
+			if err != nil {
 				return err
 			}
 			iss, err := t.store.Get(args[0])

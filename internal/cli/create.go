@@ -75,7 +75,7 @@ func runCreate(ctx context.Context, env *Env, opts createOptions) error {
 		opts.description = strings.TrimRight(string(b), "\n")
 	}
 	t, err := env.openTasks(ctx, true)
-	if err != nil || t == nil {
+	if err != nil {
 		return err
 	}
 	iss, err := t.store.Create(tasks.NewIssue{

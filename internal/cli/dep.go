@@ -66,9 +66,6 @@ func runDepChange(ctx context.Context, env *Env, args []string, opts depOptions,
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	from, to := args[0], args[1]
 	if add {
 		err = t.store.AddDep(from, to, opts.typ, env.actor(t.ws), env.Now())
@@ -114,7 +111,7 @@ func runDepList(ctx context.Context, env *Env, id string, opts depOptions) error
 		return usagef(fmt.Errorf("--direction %q: use down or up", opts.direction))
 	}
 	t, err := env.openTasks(ctx, false)
-	if err != nil || t == nil {
+	if err != nil {
 		return err
 	}
 	iss, err := t.store.Get(id)
@@ -160,7 +157,7 @@ func runDepTree(ctx context.Context, env *Env, id string, opts depOptions) error
 		return usagef(fmt.Errorf("--max-depth %d: use 1 or more", opts.maxDepth))
 	}
 	t, err := env.openTasks(ctx, false)
-	if err != nil || t == nil {
+	if err != nil {
 		return err
 	}
 	iss, err := t.store.Get(id)
@@ -205,10 +202,7 @@ func newDepCyclesCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var cycles [][]string
-			if t != nil {
-				cycles = tasks.NewGraph(t.store).Cycles()
-			}
+			cycles := tasks.NewGraph(t.store).Cycles()
 			if opts.json {
 				return writeJSON(env.Out, nonNil(cycles))
 			}

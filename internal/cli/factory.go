@@ -60,15 +60,25 @@ type taskSession struct {
 
 // openTasks loads the task graph. With write set it first takes the
 // workspace lock, so the read-modify-write cannot interleave with another
-// memctl process. A disabled layer gives (nil, nil) after a note.
+// memctl process. A disabled layer reads as empty and refuses writes.
 func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		return nil, err
 	}
 	if !ws.Config.Tasks.Enabled {
-		e.notef("the tasks layer is disabled ([tasks] enabled = false in %s)", config.ConfigFile)
-		return nil, nil
+		// Handled here once: a read sees an empty graph (empty results,
+		// the note says why), a write is refused, never silently dropped.
+		off := fmt.Errorf("the tasks layer is disabled ([tasks] enabled = false in %s)", config.ConfigFile)
+		if write {
+			return nil, withHint(off, "set [tasks] enabled = true in "+config.ConfigFile+" to keep tasks in this repository")
+		}
+		e.notef("%v", off)
+		empty, err := tasks.Parse(nil)
+		if err != nil {
+			return nil, err
+		}
+		return &taskSession{ws: ws, store: empty, path: ws.Path(config.IssuesFile)}, nil
 	}
 	if write {
 		if err := e.Lock(ctx, ws); err != nil {

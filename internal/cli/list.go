@@ -69,9 +69,6 @@ func runList(ctx context.Context, env *Env, opts listOptions) error {
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	g := tasks.NewGraph(t.store)
 	var pool []*tasks.Issue
 	if opts.ready {

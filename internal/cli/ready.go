@@ -61,9 +61,6 @@ func runReady(ctx context.Context, env *Env, opts readyOptions) error {
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	now := env.Now()
 	g := tasks.NewGraph(t.store)
 	f := tasks.ReadyFilter{Limit: opts.limit, Sort: opts.sort, Assignee: opts.assignee, Unassigned: opts.unassigned,

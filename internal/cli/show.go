@@ -32,9 +32,6 @@ func runShow(ctx context.Context, env *Env, ids []string, opts showOptions) erro
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	g := tasks.NewGraph(t.store)
 	var found []*tasks.Issue
 	err = batch(ids, func(id string) error {

@@ -41,12 +41,9 @@ func runStats(ctx context.Context, env *Env, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	s := statsJSON{SchemaVersion: schemaVersion}
-	if t != nil {
-		c := tasks.Count(t.store, env.Now())
-		s.TotalIssues, s.OpenIssues, s.InProgressIssues, s.ClosedIssues = c.Total, c.Open, c.InProgress, c.Closed
-		s.BlockedIssues, s.DeferredIssues, s.ReadyIssues, s.PinnedIssues = c.Blocked, c.Deferred, c.Ready, c.Pinned
-	}
+	c := tasks.Count(t.store, env.Now())
+	s := statsJSON{SchemaVersion: schemaVersion, TotalIssues: c.Total, OpenIssues: c.Open, InProgressIssues: c.InProgress,
+		ClosedIssues: c.Closed, BlockedIssues: c.Blocked, DeferredIssues: c.Deferred, ReadyIssues: c.Ready, PinnedIssues: c.Pinned}
 	if asJSON {
 		return writeJSON(env.Out, s)
 	}

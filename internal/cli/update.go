@@ -93,9 +93,6 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 	if err != nil {
 		return err
 	}
-	if t == nil {
-		return writeEmpty(env, opts.json)
-	}
 	who := env.actor(t.ws)
 	return t.change(env, ids, opts.json, func(id string) (*tasks.Issue, error) {
 		if opts.claim {
