@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/embed"
@@ -138,25 +137,11 @@ func (e *Env) hasConflictMarkers(path string) bool {
 	return err == nil && len(gitx.ConflictMarkers(data)) > 0
 }
 
-// userConfigPath is $XDG_CONFIG_HOME/memctl/config.toml, or
-// ~/.config/memctl/config.toml; "" when neither can be named.
-func userConfigPath(env *Env) string {
-	dir := env.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home := env.Getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "memctl", "config.toml")
-}
-
 // embedderFor makes the configured embedder: the workspace's [embed],
 // overridden by the user's own config file.
 func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
 	cfg := ws.Config.Embed
-	if path := userConfigPath(env); path != "" {
+	if path := config.UserConfigPath(env.Getenv); path != "" {
 		u, warns, err := config.LoadUser(path, cfg)
 		if err != nil {
 			return nil, err
@@ -166,21 +151,7 @@ func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
 		}
 		cfg = u
 	}
-	switch cfg.Provider {
-	case "", config.DefaultEmbed:
-		return embed.NewStatic(embed.Corpus{}), nil
-	case "none":
-		return nil, nil
-	default:
-		key := ""
-		if cfg.APIKeyEnv != "" {
-			key = env.Getenv(cfg.APIKeyEnv)
-		}
-		return embed.NewHTTP(embed.HTTPConfig{
-			Provider: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKey: key, Batch: cfg.Batch,
-			Timeout: time.Duration(cfg.TimeoutSeconds * float64(time.Second)), Retries: cfg.Retries,
-		})
-	}
+	return embed.FromConfig(cfg, env.Getenv)
 }
 
 // indexDir is where a workspace's index lives: in the git directory shared

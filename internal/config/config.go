@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -321,6 +322,21 @@ func (e *Embed) validate(name string) error {
 		return &Error{File: name, Key: "embed.model", Message: fmt.Sprintf("provider %q needs a model, e.g. model = \"nomic-embed-text\"", e.Provider)}
 	}
 	return nil
+}
+
+// UserConfigPath is the user's own config file:
+// $XDG_CONFIG_HOME/memctl/config.toml, else ~/.config/memctl/config.toml;
+// "" when neither can be named. getenv reads the environment.
+func UserConfigPath(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "memctl", "config.toml")
 }
 
 // LoadUser reads the [embed] table of a user's own config file

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -167,5 +168,21 @@ func TestLoadUserReadsOnlyEmbed(t *testing.T) {
 	var ce *Error
 	if _, _, err := LoadUser(p, base); !errors.As(err, &ce) || ce.Line != 2 {
 		t.Errorf("wrong type: %v", err)
+	}
+}
+
+func TestUserConfigPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, filepath.Join("/x", "memctl", "config.toml")},
+		{map[string]string{"HOME": "/h"}, filepath.Join("/h", ".config", "memctl", "config.toml")},
+		{map[string]string{}, ""},
+	} {
+		if got := UserConfigPath(env(tc.env)); got != tc.want {
+			t.Errorf("UserConfigPath(%v) = %q, want %q", tc.env, got, tc.want)
+		}
 	}
 }
