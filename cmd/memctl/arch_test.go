@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,6 +133,34 @@ func TestRecallAndIndexOwnNoJSON(t *testing.T) {
 				}
 				return true
 			})
+		}
+	}
+}
+
+// TestLayerMapIsDocumented: docs/development.md's table of layers is the
+// layer map above, so the document cannot list the packages wrongly again.
+func TestLayerMapIsDocumented(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "docs", "development.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| ([0-9]) \\| (.*) \\|$")
+	name := regexp.MustCompile("`([a-z]+)`")
+	documented := map[string]int{}
+	for _, m := range row.FindAllStringSubmatch(string(src), -1) {
+		rank, _ := strconv.Atoi(m[1])
+		for _, n := range name.FindAllStringSubmatch(m[2], -1) {
+			documented[n[1]] = rank
+		}
+	}
+	for pkg, rank := range layer {
+		if got, ok := documented[pkg]; !ok || got != rank {
+			t.Errorf("docs/development.md puts %q in layer %d (listed: %v); arch_test says %d", pkg, got, ok, rank)
+		}
+	}
+	for pkg := range documented {
+		if _, ok := layer[pkg]; !ok {
+			t.Errorf("docs/development.md lists %q, which has no layer in arch_test.go", pkg)
 		}
 	}
 }
