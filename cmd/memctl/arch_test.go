@@ -144,7 +144,7 @@ func TestLayerMapIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| ([0-9]) \\| (.*) \\|$")
+	row := regexp.MustCompile(`(?m)^\| ([0-9]) \| (.*) \|$`)
 	name := regexp.MustCompile("`([a-z]+)`")
 	documented := map[string]int{}
 	for _, m := range row.FindAllStringSubmatch(string(src), -1) {
