@@ -108,6 +108,13 @@ func edited(p *proposal.Proposal, text string) bool {
 	return text != "" && text != p.Content && text != strings.TrimSpace(visible(p.Content))
 }
 
+// linePrompts ask for the text an edit or a rejection needs, in
+// accessible mode.
+var linePrompts = map[string]string{
+	choiceEdit:   "The fact as it should read, on one line (empty: back to the choice):",
+	choiceReject: "Feedback for the agent, why and what to do instead (empty: back to the choice):",
+}
+
 // linePrompter asks line by line on plain input and output, for screen
 // readers and scripts (--accessible). Lines are read in the background so
 // that an interrupt ends a prompt at once instead of at the next Enter.
@@ -154,33 +161,21 @@ func (lp *linePrompter) Decide(ctx context.Context, screen string, p *proposal.P
 		if err != nil {
 			return Decision{}, err
 		}
-		switch choice {
-		case choiceEdit:
-			fmt.Fprintln(lp.out, "The fact as it should read, on one line (empty: back to the choice):")
-			text, err := lp.line(ctx)
-			if err != nil {
-				return Decision{}, err
-			}
-			d := Decision{Choice: choiceEdit, Text: text}
-			if note := backNote(p, d, false); note != "" {
-				fmt.Fprintln(lp.out, note)
-				continue
-			}
-			return d, nil
-		case choiceReject:
-			fmt.Fprintln(lp.out, "Feedback for the agent, why and what to do instead (empty: back to the choice):")
-			text, err := lp.line(ctx)
-			if err != nil {
-				return Decision{}, err
-			}
-			d := Decision{Choice: choiceReject, Text: text}
-			if note := backNote(p, d, false); note != "" {
-				fmt.Fprintln(lp.out, note)
-				continue
-			}
-			return d, nil
+		ask, ok := linePrompts[choice]
+		if !ok {
+			return Decision{Choice: choice}, nil
 		}
-		return Decision{Choice: choice}, nil
+		fmt.Fprintln(lp.out, ask)
+		text, err := lp.line(ctx)
+		if err != nil {
+			return Decision{}, err
+		}
+		d := Decision{Choice: choice, Text: text}
+		if note := backNote(p, d, false); note != "" {
+			fmt.Fprintln(lp.out, note)
+			continue
+		}
+		return d, nil
 	}
 }
 

@@ -206,13 +206,18 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 	var out []Finding
 	set := newRuleSet()
 	x := keywords()
-	scan := func(n, at int, s string) error {
+	// find runs the rules whose keywords occur in s, with one rule set
+	// reused for every value of the file.
+	find := func(s string) ([]finding, error) {
 		set.reset()
 		x.match(s, set)
 		if len(set.list) == 0 {
-			return nil
+			return nil, nil
 		}
-		found, err := scanRules(s, set.list)
+		return scanRules(s, set.list)
+	}
+	scan := func(n, at int, s string) error {
+		found, err := find(s)
 		if err != nil {
 			return err
 		}
@@ -230,12 +235,7 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 			return scan(n, span[0], raw)
 		}
 		text, at := unquote(raw)
-		set.reset()
-		x.match(text, set)
-		if len(set.list) == 0 {
-			return nil
-		}
-		found, err := scanRules(text, set.list)
+		found, err := find(text)
 		if err != nil {
 			return err
 		}
