@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/memctl/memctl/internal/gitx/gitxtest"
 )
 
 func TestConflictMarkers(t *testing.T) {
@@ -42,36 +40,7 @@ func TestConflictMarkers(t *testing.T) {
 // unmergedRepo makes a repository whose index holds path unmerged with the
 // given stage contents ("" = the side lacks the file) and other.txt merged.
 func unmergedRepo(t *testing.T, path string, stages [3]string) string {
-	t.Helper()
-	root := t.TempDir()
-	r, err := git.PlainInit(root, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blob := func(s string) plumbing.Hash {
-		obj := r.Storer.NewEncodedObject()
-		obj.SetType(plumbing.BlobObject)
-		w, _ := obj.Writer()
-		w.Write([]byte(s))
-		w.Close()
-		h, err := r.Storer.SetEncodedObject(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	idx := &index.Index{Version: 2}
-	idx.Entries = append(idx.Entries, &index.Entry{Name: "other.txt", Hash: blob("other\n"), Mode: filemode.Regular})
-	for i, s := range stages {
-		if s == "" {
-			continue
-		}
-		idx.Entries = append(idx.Entries, &index.Entry{Name: path, Hash: blob(s), Mode: filemode.Regular, Stage: index.Stage(i + 1)})
-	}
-	if err := r.Storer.SetIndex(idx); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return gitxtest.StoppedMerge(t, map[string][3]string{path: stages}, map[string]string{"other.txt": "other\n"})
 }
 
 func TestUnmergedPathsAndStages(t *testing.T) {

@@ -7,47 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	gitindex "github.com/go-git/go-git/v5/plumbing/format/index"
-
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/gitx/gitxtest"
 )
 
 // stoppedMerge makes a repository whose index holds each path unmerged with
 // the given base, ours and theirs, and whose working tree has ours.
 func stoppedMerge(t *testing.T, files map[string][3]string) string {
-	t.Helper()
-	root := t.TempDir()
-	r, err := git.PlainInit(root, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := &gitindex.Index{Version: 2}
-	for path, stages := range files {
-		for i, s := range stages {
-			obj := r.Storer.NewEncodedObject()
-			obj.SetType(plumbing.BlobObject)
-			w, _ := obj.Writer()
-			w.Write([]byte(s))
-			w.Close()
-			h, err := r.Storer.SetEncodedObject(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx.Entries = append(idx.Entries, &gitindex.Entry{Name: path, Hash: h, Mode: filemode.Regular, Stage: gitindex.Stage(i + 1)})
-		}
-		p := filepath.Join(root, filepath.FromSlash(path))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(stages[1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Storer.SetIndex(idx); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return gitxtest.StoppedMerge(t, files, nil)
 }
 
 const (
