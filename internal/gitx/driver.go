@@ -146,6 +146,16 @@ func ConfiguredDriver(ctx context.Context, root string) (string, error) {
 			return "", err
 		}
 	}
+	v, err := localDriver(root)
+	if err == nil && v == "" {
+		err = ErrDriverUnset
+	}
+	return v, err
+}
+
+// localDriver reads merge.memctl.driver from the repository's own config
+// with go-git; "" when it is not set there.
+func localDriver(root string) (string, error) {
 	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return "", fmt.Errorf("open git repository: %w", err)
@@ -154,10 +164,7 @@ func ConfiguredDriver(ctx context.Context, root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read git config: %w", err)
 	}
-	if v := cfg.Raw.Section("merge").Subsection("memctl").Option("driver"); v != "" {
-		return v, nil
-	}
-	return "", ErrDriverUnset
+	return cfg.Raw.Section("merge").Subsection("memctl").Option("driver"), nil
 }
 
 // TryDriver runs command the way git runs a merge driver (sh -c in the
@@ -271,6 +278,12 @@ func DriverMissing(ctx context.Context, root string) (bool, error) {
 		return false, fmt.Errorf("read %s: %w", AttributesFile, err)
 	}
 	if !UsesDriver(attrs) {
+		return false, nil
+	}
+	// The repository's own config, where memctl init writes the driver,
+	// is read without starting git; only a driver absent there sends the
+	// question to git, which also sees the user's and included configs.
+	if v, err := localDriver(root); err == nil && v != "" {
 		return false, nil
 	}
 	_, err = ConfiguredDriver(ctx, root)
