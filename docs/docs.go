@@ -36,16 +36,14 @@ var Topics = []Topic{
 // Text returns the guide called name, with links between the guides turned
 // into the help commands that show them, for reading in a terminal.
 func Text(name string) (string, bool) {
-	for _, t := range Topics {
-		if t.Name == name {
-			b, err := files.ReadFile(name + ".md")
-			if err != nil {
-				return "", false
-			}
-			return terminalLinks(string(b)), true
-		}
+	if _, ok := lookup(name); !ok {
+		return "", false
 	}
-	return "", false
+	b, err := files.ReadFile(name + ".md")
+	if err != nil {
+		return "", false
+	}
+	return terminalLinks(string(b)), true
 }
 
 var linkRE = sync.OnceValue(func() *regexp.Regexp {
