@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	git "github.com/go-git/go-git/v5"
 )
 
 // trialTimeout bounds TryDriver's run of the driver.
@@ -156,9 +154,9 @@ func ConfiguredDriver(ctx context.Context, root string) (string, error) {
 // localDriver reads merge.memctl.driver from the repository's own config
 // with go-git; "" when it is not set there.
 func localDriver(root string) (string, error) {
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	r, err := open(root)
 	if err != nil {
-		return "", fmt.Errorf("open git repository: %w", err)
+		return "", err
 	}
 	cfg, err := r.Config()
 	if err != nil {
@@ -283,8 +281,14 @@ func DriverMissing(ctx context.Context, root string) (bool, error) {
 	// The repository's own config, where memctl init writes the driver,
 	// is read without starting git; only a driver absent there sends the
 	// question to git, which also sees the user's and included configs.
-	if v, err := localDriver(root); err == nil && v != "" {
+	v, err := localDriver(root)
+	switch {
+	case err == nil && v != "":
 		return false, nil
+	case err == nil:
+		if _, lookErr := exec.LookPath("git"); lookErr != nil {
+			return true, nil // without git, the repository's config is all there is
+		}
 	}
 	_, err = ConfiguredDriver(ctx, root)
 	if errors.Is(err, ErrDriverUnset) {

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +12,9 @@ import (
 // MergeResult is the output of a three-way merge of issues.jsonl.
 type MergeResult struct {
 	Data []byte
+	// Issues counts the issue records merged into Data (those left between
+	// conflict markers are not).
+	Issues int
 	// Conflicts are the ids whose records could not be merged; Data holds
 	// conflict markers around both versions of each.
 	Conflicts []string
@@ -30,18 +34,20 @@ type MergeResult struct {
 //   - any other field changed differently on both sides is a conflict.
 //
 // Records that are not issues are merged as whole lines.
+// A version that does not parse is an error that names it (base, ours,
+// theirs).
 func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 	b, err := Parse(base)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("base: %w", err)
 	}
 	o, err := Parse(ours)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ours: %w", err)
 	}
 	t, err := Parse(theirs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("theirs: %w", err)
 	}
 	keys := map[string]bool{}
 	for _, s := range []*Store{b, o, t} {
@@ -72,6 +78,9 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 		}
 		if merged != nil {
 			out.Records = append(out.Records, merged)
+			if merged.Issue != nil {
+				res.Issues++
+			}
 		}
 	}
 	res.Data = append(out.Bytes(), conflicts.Bytes()...)

@@ -97,6 +97,9 @@ func TestMergeConflictAndDeletion(t *testing.T) {
 	if len(res.Conflicts) != 1 || res.Conflicts[0] != "m-a" {
 		t.Fatalf("conflicts = %v, want m-a (claimed by two people)", res.Conflicts)
 	}
+	if res.Issues != 1 {
+		t.Errorf("Issues = %d, want 1 (m-b merged; m-a is between markers, m-c deleted)", res.Issues)
+	}
 	out := string(res.Data)
 	if !strings.Contains(out, "<<<<<<< ours\n") || !strings.Contains(out, `"assignee":"ann"`) || !strings.Contains(out, `"assignee":"bob"`) {
 		t.Errorf("no conflict markers with both sides:\n%s", out)

@@ -123,13 +123,7 @@ func resolveOne(root string, u gitx.Unmerged, force bool) (*Resolution, error) {
 	if res.Conflicts == nil {
 		res.Conflicts = []string{}
 	}
-	if s, err := Parse(m.Data); err == nil {
-		for _, r := range s.Records {
-			if r.Issue != nil {
-				res.Issues++
-			}
-		}
-	}
+	res.Issues = m.Issues
 	switch {
 	case readErr == nil && res.Outcome == Merged && bytes.Equal(current, m.Data):
 		// Resolve's own output, not an edit: saying so keeps the next
@@ -145,21 +139,12 @@ func resolveOne(root string, u gitx.Unmerged, force bool) (*Resolution, error) {
 	return res, nil
 }
 
-// mergeStages merges the three index stages of u with Merge, after
-// checking that each parses.
+// mergeStages merges the three index stages of u with Merge; a stage
+// that does not parse is named by Merge's error.
 func mergeStages(root string, u gitx.Unmerged) (*gitx.Versions, *MergeResult, error) {
 	v, err := gitx.ReadStages(root, u)
 	if err != nil {
 		return nil, nil, err
-	}
-	sides := []struct {
-		name string
-		data []byte
-	}{{"stage 1 (base)", v.Base}, {"stage 2 (ours)", v.Ours}, {"stage 3 (theirs)", v.Theirs}}
-	for _, s := range sides {
-		if _, err := Parse(s.data); err != nil {
-			return nil, nil, fmt.Errorf("%s of %s: %w", s.name, u.Path, err)
-		}
 	}
 	m, err := Merge(v.Base, v.Ours, v.Theirs)
 	if err != nil {
