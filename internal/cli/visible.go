@@ -14,51 +14,24 @@ import (
 // proposal) passes through it before it reaches a person, so that what is
 // shown is what is stored, byte for byte recoverable, and a hostile record
 // cannot drive the terminal.
-func visible(s string) string {
-	if isPlain(s, true) {
-		return s
-	}
-	return escapeControls(s, true)
-}
+func visible(s string) string { return escapeControls(s, true) }
 
 // visibleLine is visible for one table cell or one line: newlines and tabs
 // are escaped too, so a cell can neither break a row nor shift its columns.
-func visibleLine(s string) string {
-	if isPlain(s, false) {
-		return s
-	}
-	return escapeControls(s, false)
-}
+func visibleLine(s string) string { return escapeControls(s, false) }
 
-// isPlain reports whether s needs no escaping.
-func isPlain(s string, keepLayout bool) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			if keepLayout && (c == '\n' || c == '\t') {
-				continue
-			}
-			return false
-		}
-		if c >= 0x80 {
-			return isPlainUnicode(s[i:])
-		}
+// needsEscape is the one rule of both: r (utf8.RuneError of size 1 for a
+// byte that is not UTF-8) must be written as an escape.
+func needsEscape(r rune, size int, keepLayout bool) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r == '\n' || r == '\t':
+		return !keepLayout
+	case r < 0x20 || r == 0x7f:
+		return true
 	}
-	return true
-}
-
-func isPlainUnicode(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
-			}
-		}
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || hidden(r) {
-			return false
-		}
-	}
-	return true
+	return hidden(r)
 }
 
 // hidden reports the runes above ASCII that a terminal acts on or that
@@ -74,15 +47,33 @@ func hidden(r rune) bool {
 }
 
 func escapeControls(s string, keepLayout bool) string {
+	// Most text needs nothing: find the first rune that does, if any,
+	// before building a copy.
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if needsEscape(r, size, keepLayout) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
+	b.WriteString(s[:i])
+	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case !needsEscape(r, size, keepLayout):
+			b.WriteString(s[i : i+size])
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case keepLayout && (r == '\n' || r == '\t'):
-			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
@@ -91,10 +82,8 @@ func escapeControls(s string, keepLayout bool) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case hidden(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			b.WriteString(s[i : i+size])
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
 		i += size
 	}

@@ -13,6 +13,8 @@ func TestVisible(t *testing.T) {
 		{"C1 CSI shown", "a\u009b31mb", `a\u009b31mb`, `a\u009b31mb`},
 		{"bidi override shown", "abc\u202edef", `abc\u202edef`, `abc\u202edef`},
 		{"invalid UTF-8 shown as bytes", "a\xffb", `a\xffb`, `a\xffb`},
+		{"layout after an accent", "é\nrow2\tx", "é\nrow2\tx", `é\nrow2\tx`},
+		{"escape after an accent", "café\x1b[2J", `café\x1b[2J`, `café\x1b[2J`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := visible(tc.in); got != tc.block {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ func parseSpan(s string) (time.Duration, bool) {
 		day := 24 * time.Hour
 		if s[n-1] == 'w' {
 			day *= 7
+		}
+		if int64(v) > math.MaxInt64/int64(day) {
+			return 0, false // past what a Duration holds: it would wrap
 		}
 		return time.Duration(v) * day, true
 	}

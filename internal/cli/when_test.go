@@ -27,7 +27,7 @@ func TestParseWhen(t *testing.T) {
 			t.Errorf("parseWhen(%q, past=%v) = %v, %v; want %v", tc.in, tc.past, got, err, tc.want)
 		}
 	}
-	for _, in := range []string{"", "yesterday", "-3d", "-1h", "3x", "d", "03d", "1.5d", "3 d"} {
+	for _, in := range []string{"", "yesterday", "-3d", "-1h", "3x", "d", "03d", "1.5d", "3 d", "200000d", "99999999w"} {
 		if _, err := parseWhen("since", in, now, true); err == nil {
 			t.Errorf("parseWhen(%q) accepted it", in)
 		} else if exitCode(err) != exitUsage {
