@@ -57,6 +57,13 @@ type taskSession struct {
 	path  string
 }
 
+// layerOff is the refusal of a write to a layer switched off in the
+// config: an agent's write must fail loudly, not vanish.
+func layerOff(layer string) error {
+	return withHint(fmt.Errorf("the %s layer is disabled ([%s] enabled = false in %s)", layer, layer, config.ConfigFile),
+		"set ["+layer+"] enabled = true in "+config.ConfigFile+" to keep "+layer+" in this repository")
+}
+
 // openTasks loads the task graph. With write set it first takes the
 // workspace lock, so the read-modify-write cannot interleave with another
 // memctl process. A disabled layer reads as empty and refuses writes.
@@ -68,11 +75,10 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 	if !ws.Config.Tasks.Enabled {
 		// Handled here once: a read sees an empty graph (empty results,
 		// the note says why), a write is refused, never silently dropped.
-		off := fmt.Errorf("the tasks layer is disabled ([tasks] enabled = false in %s)", config.ConfigFile)
 		if write {
-			return nil, withHint(off, "set [tasks] enabled = true in "+config.ConfigFile+" to keep tasks in this repository")
+			return nil, layerOff("tasks")
 		}
-		e.notef("%v", off)
+		e.notef("%v", layerOff("tasks")) // the message; the hint is for writes
 		empty, err := tasks.Parse(nil)
 		if err != nil {
 			return nil, err

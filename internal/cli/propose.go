@@ -86,8 +86,7 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		return err
 	}
 	if !ws.Config.Facts.Enabled {
-		env.notef("the facts layer is disabled ([facts] enabled = false in %s); nothing proposed", config.ConfigFile)
-		return nil
+		return layerOff("facts")
 	}
 	if err := env.Lock(ctx, ws); err != nil {
 		return err
