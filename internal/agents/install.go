@@ -101,7 +101,8 @@ func installClaude(root string, opts Options, res *Result) error {
 	if err != nil {
 		return fmt.Errorf("read CLAUDE.md: %w", err)
 	}
-	if ImportsAgents(data) {
+	// A CLAUDE.md that is (a link to) AGENTS.md carries the block itself.
+	if st, _ := Inspect(data); ImportsAgents(data) || st != Missing {
 		return nil
 	}
 	switch {

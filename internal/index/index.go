@@ -101,19 +101,11 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		if err != nil {
 			reason = err.Error()
 		}
-		x.closeStores()
 		x.notice("rebuilding the recall index: " + reason)
-		if err := x.removeStores(); err != nil {
-			lock.Release()
-			return nil, err
-		}
-		if reason, err = x.openStores(); err != nil || reason != "" {
+		if err := x.recreate(); err != nil {
 			x.closeStores()
 			lock.Release()
-			if err == nil {
-				err = errors.New(reason)
-			}
-			return nil, fmt.Errorf("create the recall index in %s: %w", opts.Dir, err)
+			return nil, err
 		}
 	}
 	if err := x.loadFit(); err != nil {
@@ -225,6 +217,23 @@ func (x *Index) removeStores() error {
 		if err := os.RemoveAll(filepath.Join(x.opts.Dir, name)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// recreate replaces the stores with empty ones: an Update then fills
+// them from the files.
+func (x *Index) recreate() error {
+	x.closeStores()
+	if err := x.removeStores(); err != nil {
+		return err
+	}
+	reason, err := x.openStores()
+	if err == nil && reason != "" {
+		err = errors.New(reason)
+	}
+	if err != nil {
+		return fmt.Errorf("create the recall index in %s: %w", x.opts.Dir, err)
 	}
 	return nil
 }

@@ -511,3 +511,26 @@ func TestASecondOpenNamesTheHolder(t *testing.T) {
 		t.Fatalf("second Open = %v, want a LockedError naming this process (memctl index)", err)
 	}
 }
+
+// TestRebuildOfADamagedFit: a rebuild is what a user reaches for when the
+// index is damaged, so a fit that cannot be read is fitted afresh, with a
+// notice, instead of failing the rebuild.
+func TestRebuildOfADamagedFit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	f.update(x)
+	if _, err := x.db.Exec(`DROP TABLE df`); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Rebuild(context.Background()); err != nil {
+		t.Fatalf("Rebuild of an index without its df table: %v", err)
+	}
+	if len(f.notices) == 0 || !strings.Contains(f.notices[len(f.notices)-1], "without its fit") {
+		t.Errorf("notices = %q, want one about the fit", f.notices)
+	}
+	if st := f.update(x); !st.Refit || st.Docs != 3 {
+		t.Errorf("update after the rebuild: %+v, want a fresh fit of 3 documents", st)
+	}
+}

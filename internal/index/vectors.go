@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -353,33 +352,26 @@ func parseFloats(s string) []float32 {
 func (x *Index) Rebuild(ctx context.Context) error {
 	var kept *fitState
 	if x.fit != nil {
+		// A damaged index is what a rebuild is for: a fit that cannot be
+		// read is fitted afresh instead.
 		if err := x.preloadDF(); err != nil {
-			return fmt.Errorf("read the recall index before rebuilding it: %w", err)
+			x.notice("rebuilding the recall index without its fit, which cannot be read: " + err.Error())
+		} else {
+			kept = x.fit
 		}
-		kept = x.fit
 	}
-	x.closeStores()
-	if err := x.removeStores(); err != nil {
+	if err := x.recreate(); err != nil {
 		return err
 	}
-	if reason, err := x.openStores(); err != nil || reason != "" {
-		if err == nil {
-			err = errors.New(reason)
-		}
-		return fmt.Errorf("create the recall index in %s: %w", x.opts.Dir, err)
-	}
-	if kept == nil {
+	fitter, ok := x.opts.Embedder.(embed.Fitter)
+	if kept == nil || !ok {
 		return x.loadFit()
 	}
-	return x.storeFit(ctx, kept)
+	return x.storeFit(ctx, fitter, kept)
 }
 
 // storeFit writes a fit into the index and makes it the embedder's.
-func (x *Index) storeFit(ctx context.Context, f *fitState) error {
-	fitter, ok := x.opts.Embedder.(embed.Fitter)
-	if !ok {
-		return x.loadFit()
-	}
+func (x *Index) storeFit(ctx context.Context, fitter embed.Fitter, f *fitState) error {
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
