@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -260,36 +262,34 @@ func largestPath(l *ledger.Ledger, size func(*ledger.File) int) string {
 }
 
 func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
+	type scanned struct {
+		rel   string
+		found []secrets.Finding
+	}
 	var (
-		found   = map[int][]secrets.Finding{}
+		found   = map[int]scanned{} // by the file's place in name order
 		scanErr error
 		mu      sync.Mutex
 	)
 	// The files are read once: their bytes go to the secret scanner as
 	// they are validated.
-	problems, n, err := proposal.ValidateDirVisit(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays,
-		func(i int, _ string, data []byte) {
+	problems, n, err := proposal.ValidateDir(ws.Path(config.ProposalsDir), config.ProposalsDir, now, ws.Config.Review.StaleDays,
+		func(i int, rel string, data []byte) {
 			fs, err := secrets.ScanJSONLines(string(data))
 			if err == nil && len(fs) == 0 {
 				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			found[i] = fs
+			found[i] = scanned{rel, fs}
 			scanErr = cmp.Or(scanErr, err)
 		})
 	if err = cmp.Or(err, scanErr); err != nil {
 		return err
 	}
 	r.Proposals = n
-	if len(found) > 0 {
-		names, err := (proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir}).Names()
-		if err != nil {
-			return err
-		}
-		for i, fs := range found {
-			r.Findings = append(r.Findings, secretFindings(path.Join(config.ProposalsDir, names[i]), fs)...)
-		}
+	for _, i := range slices.Sorted(maps.Keys(found)) {
+		r.Findings = append(r.Findings, secretFindings(found[i].rel, found[i].found)...)
 	}
 	for _, p := range problems {
 		if p.Warning {

@@ -23,16 +23,12 @@ type Problem struct {
 // ValidateDir checks every *.json file directly in dir (rel is dir relative
 // to the workspace root) against the proposal schema, and warns about
 // pending proposals older than staleDays (0: never). It returns the
-// problems in file order and the number of files checked.
-func ValidateDir(dir, rel string, now time.Time, staleDays int) ([]Problem, int, error) {
-	return ValidateDirVisit(dir, rel, now, staleDays, nil)
-}
-
-// ValidateDirVisit is ValidateDir that also passes each file's bytes to
-// visit (when not nil), so a caller checks them without reading the files
-// again: i is the file's place in name order. visit runs on several
-// goroutines at once, and data is valid only during the call.
-func ValidateDirVisit(dir, rel string, now time.Time, staleDays int, visit func(i int, rel string, data []byte)) ([]Problem, int, error) {
+// problems in file order and the number of files checked. visit, when not
+// nil, gets each file's bytes too, so a caller checks them without reading
+// the files again: i is the file's place in name order, rel its path. visit
+// runs on several goroutines at once, and data is valid only during the
+// call.
+func ValidateDir(dir, rel string, now time.Time, staleDays int, visit func(i int, rel string, data []byte)) ([]Problem, int, error) {
 	d := Dir{Path: dir, Rel: rel}
 	names, err := d.Names()
 	if err != nil {

@@ -44,14 +44,14 @@ func TestValidateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	problems, n, err := ValidateDir(dir, ".ledger/proposals", time.Now(), 0)
+	problems, n, err := ValidateDir(dir, ".ledger/proposals", time.Now(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || len(problems) != 1 || problems[0].File != ".ledger/proposals/b.json" {
 		t.Errorf("ValidateDir = %+v, %d", problems, n)
 	}
-	if p, n, err := ValidateDir(filepath.Join(dir, "missing"), "x", time.Now(), 0); err != nil || n != 0 || p != nil {
+	if p, n, err := ValidateDir(filepath.Join(dir, "missing"), "x", time.Now(), 0, nil); err != nil || n != 0 || p != nil {
 		t.Errorf("missing directory: %v, %d, %v", p, n, err)
 	}
 }

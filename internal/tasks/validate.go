@@ -3,9 +3,6 @@ package tasks
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-
-	"github.com/memctl/memctl/internal/fsx"
 )
 
 // Problem is a line of issues.jsonl that is not a usable record.
@@ -13,21 +10,6 @@ type Problem struct {
 	Line    int
 	Field   string // the field at fault, "" for the whole line
 	Message string
-}
-
-// ValidateFile checks the issues file at path. A missing file has no lines
-// and no problems. It returns the problems, sorted by line, and the number
-// of records.
-func ValidateFile(path string) ([]Problem, int, error) {
-	data, err := fsx.ReadMapped(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	p, n := ValidateJSONL(data)
-	return p, n, nil
 }
 
 // ValidateJSONL checks every non-blank line of data with the rules every
