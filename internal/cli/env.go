@@ -96,16 +96,19 @@ func (e *Env) Workspace() (*config.Workspace, error) { return e.workspace(false)
 
 // Lock takes the workspace write lock until the command ends.
 func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
-	return e.lock(ctx, ws.LockPath())
+	_, err := e.lockAt(ctx, ws.LockPath())
+	return err
 }
 
-func (e *Env) lock(ctx context.Context, path string) error {
+// lockAt takes the lock at path; Main releases it when the command ends,
+// if the caller has not already.
+func (e *Env) lockAt(ctx context.Context, path string) (*fsx.Lock, error) {
 	l, err := e.acquire(ctx, path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e.closers = append(e.closers, l.Release)
-	return nil
+	e.closers = append(e.closers, l.Release) // Release is safe to call twice
+	return l, nil
 }
 
 // holder is this process as the holder of a lock.
@@ -115,15 +118,9 @@ func (e *Env) holder() fsx.Holder {
 
 // LockScoped takes the workspace write lock for one step of a long command
 // (one decision of an interactive review), so that other memctl processes
-// can write between steps; the caller releases it. Main still releases it
-// if the command ends first.
+// can write between steps; the caller releases it.
 func (e *Env) LockScoped(ctx context.Context, ws *config.Workspace) (*fsx.Lock, error) {
-	l, err := e.acquire(ctx, ws.LockPath())
-	if err != nil {
-		return nil, err
-	}
-	e.closers = append(e.closers, l.Release) // Release is safe to call twice
-	return l, nil
+	return e.lockAt(ctx, ws.LockPath())
 }
 
 // acquire takes the lock at path, waiting MEMCTL_LOCK_TIMEOUT (default

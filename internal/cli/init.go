@@ -70,7 +70,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := env.lock(ctx, config.LockPath(repo)); err != nil {
+	if _, err := env.lockAt(ctx, config.LockPath(repo)); err != nil {
 		return err
 	}
 	if err := agents.Plan(repo.Root); err != nil {

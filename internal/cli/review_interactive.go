@@ -86,7 +86,10 @@ func ask(ctx context.Context, prompter Prompter, screen string, p *proposal.Prop
 			return d, nil, err
 		}
 		if d.Choice == choiceEdit && !edited(p, d.Text) {
-			d.Choice = choiceApprove // the prompters never do this; a Prompter from elsewhere might
+			// The Prompter contract sends an empty or unchanged edit back to
+			// the choice; one from elsewhere that does not must not approve.
+			d.Choice = choiceSkip
+			return d, nil, nil
 		}
 		applied = apply(d)
 		if refused = refusal(d, applied); refused == nil {

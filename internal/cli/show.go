@@ -106,7 +106,7 @@ func writeShowText(env *Env, g *tasks.Graph, s *tasks.Store, iss *tasks.Issue) {
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }
 
-// writeEmpty is the result of a disabled layer: [] for JSON, nothing else.
+// writeEmpty is an empty result: [] for JSON, nothing for a person.
 func writeEmpty(env *Env, asJSON bool) error {
 	if asJSON {
 		return writeJSON(env.Out, []object{})

@@ -132,7 +132,6 @@ func createObject(iss *tasks.Issue) object {
 	return o
 }
 
-// writeIssueTable prints issues for a person.
 // writeIssueList renders a list of issues: bd's JSON array of list
 // objects, or the table; with no issues, the table is replaced by empty
 // on stderr.
@@ -151,6 +150,7 @@ func writeIssueList(env *Env, g *tasks.Graph, issues []*tasks.Issue, asJSON bool
 	return writeIssueTable(env, issues)
 }
 
+// writeIssueTable prints issues for a person.
 func writeIssueTable(env *Env, issues []*tasks.Issue) error {
 	t := newTable(env, "ID", "PRI", "STATUS", "TYPE", "ASSIGNEE", "TITLE")
 	for _, iss := range issues {
