@@ -229,12 +229,19 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 
 // gateInput passes what a proposal stores through the write gate.
 func gateInput(in Input) error {
-	fields := []secrets.Field{{Name: "text", Text: in.Content}, {Name: "reason", Text: in.Reason},
-		{Name: "author", Text: in.Author, OneLine: true}, {Name: "fact", Text: in.FactID, OneLine: true}}
-	for _, e := range in.Evidence {
+	fields := append(gateFields(in.Content, in.Reason, in.Evidence),
+		secrets.Field{Name: "author", Text: in.Author, OneLine: true}, secrets.Field{Name: "fact", Text: in.FactID, OneLine: true})
+	return secrets.Check(fields...)
+}
+
+// gateFields are the gate's fields for a proposal's text (none for a
+// removal's empty text), reason and evidence.
+func gateFields(text, reason string, evidence []Evidence) []secrets.Field {
+	fields := []secrets.Field{{Name: "text", Text: text}, {Name: "reason", Text: reason}}
+	for _, e := range evidence {
 		fields = append(fields, secrets.Field{Name: "evidence", Text: e.Ref, OneLine: true})
 	}
-	return secrets.Check(fields...)
+	return fields
 }
 
 // checkLength refuses a fact longer than [facts] max_fact_chars (0: no
@@ -389,17 +396,14 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 	// edited: a proposal file may come from a pull, written by hand. So do
 	// the reason and the evidence, which the approved proposal file (and an
 	// approval's commit message) carries into git.
-	rest := []secrets.Field{{Name: "reason", Text: p.Reason}}
-	for _, e := range p.Evidence {
-		rest = append(rest, secrets.Field{Name: "evidence", Text: e.Ref, OneLine: true})
+	final := cmp.Or(edited, p.Content)
+	if p.Action == ActionRemove {
+		final = ""
 	}
-	if err := secrets.Check(rest...); err != nil {
+	if err := secrets.Check(gateFields(final, p.Reason, p.Evidence)...); err != nil {
 		return err
 	}
-	if final := cmp.Or(edited, p.Content); p.Action != ActionRemove {
-		if err := secrets.Check(secrets.Field{Name: "text", Text: final}); err != nil {
-			return err
-		}
+	if p.Action != ActionRemove {
 		if err := b.checkLength(final); err != nil {
 			return err
 		}
