@@ -7,6 +7,7 @@ package docs
 import (
 	"embed"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -36,7 +37,7 @@ var Topics = []Topic{
 // Text returns the guide called name, with links between the guides turned
 // into the help commands that show them, for reading in a terminal.
 func Text(name string) (string, bool) {
-	if _, ok := lookup(name); !ok {
+	if !isTopic(name) {
 		return "", false
 	}
 	b, err := files.ReadFile(name + ".md")
@@ -65,7 +66,7 @@ func terminalLinks(s string) string {
 		}
 		file, _, _ := strings.Cut(target, "#")
 		name := strings.TrimSuffix(file, ".md")
-		if _, ok := lookup(name); ok && strings.HasSuffix(file, ".md") && !strings.Contains(file, "/") {
+		if isTopic(name) && strings.HasSuffix(file, ".md") && !strings.Contains(file, "/") {
 			if text == "`"+name+".md`" || text == name+".md" {
 				return "memctl help " + name
 			}
@@ -75,11 +76,6 @@ func terminalLinks(s string) string {
 	})
 }
 
-func lookup(name string) (Topic, bool) {
-	for _, t := range Topics {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return Topic{}, false
+func isTopic(name string) bool {
+	return slices.ContainsFunc(Topics, func(t Topic) bool { return t.Name == name })
 }
