@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // visible returns s with every character that could move the cursor,
@@ -21,29 +23,16 @@ func visible(s string) string { return escapeControls(s, true) }
 func visibleLine(s string) string { return escapeControls(s, false) }
 
 // needsEscape is the one rule of both: r (utf8.RuneError of size 1 for a
-// byte that is not UTF-8) must be written as an escape.
+// byte that is not UTF-8) must be written as an escape. The characters a
+// terminal acts on are the ones the write gate refuses (secrets.MayAct).
 func needsEscape(r rune, size int, keepLayout bool) bool {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return true
 	case r == '\n' || r == '\t':
 		return !keepLayout
-	case r < 0x20 || r == 0x7f:
-		return true
 	}
-	return hidden(r)
-}
-
-// hidden reports the runes above ASCII that a terminal acts on or that
-// reorder text: C1 controls and the bidirectional formatting characters.
-func hidden(r rune) bool {
-	switch {
-	case r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
+	return secrets.MayAct(r)
 }
 
 func escapeControls(s string, keepLayout bool) string {

@@ -52,7 +52,7 @@ func (e *TextError) Error() string {
 // only before a newline, so text pasted with CRLF line ends passes.
 func Check(fields ...Field) error {
 	for _, f := range fields {
-		if err := checkText(f); err != nil {
+		if err := CheckText(f); err != nil {
 			return err
 		}
 	}
@@ -67,11 +67,6 @@ func Check(fields ...Field) error {
 	}
 	return nil
 }
-
-// CheckText is the first half of Check: a *TextError for the first
-// character of f that a terminal would act on, else nil. It does not look
-// for secrets.
-func CheckText(f Field) error { return checkText(f) }
 
 // MayAct reports whether r is a character CheckText may refuse in text
 // that is not one line: a control character other than newline and tab
@@ -92,8 +87,11 @@ func isBidi(r rune) bool {
 	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
-// checkText finds the first character of f that may not be stored.
-func checkText(f Field) error {
+// CheckText is the first half of Check: a *TextError for the first
+// character of f that may not be stored (one a terminal would act on, or a
+// newline or tab in a one-line field), else nil. It does not look for
+// secrets.
+func CheckText(f Field) error {
 	s := f.Text
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
