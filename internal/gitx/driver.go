@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// trialTimeout bounds TryDriver's run of the driver.
+// trialTimeout bounds tryDriver's run of the driver.
 const trialTimeout = 10 * time.Second
 
 // DriverArgs are the arguments git passes to memctl's merge driver: the
@@ -126,11 +126,11 @@ func (e *DriverError) Error() string {
 	return msg
 }
 
-// ConfiguredDriver returns merge.memctl.driver as git sees it in the
+// configuredDriver returns merge.memctl.driver as git sees it in the
 // repository at root, with its includes, worktree config and GIT_CONFIG_*
 // variables, when the git binary is there; otherwise as go-git reads the
 // repository's own config. It returns ErrDriverUnset when it is not set.
-func ConfiguredDriver(ctx context.Context, root string) (string, error) {
+func configuredDriver(ctx context.Context, root string) (string, error) {
 	if _, err := exec.LookPath("git"); err == nil {
 		out, err := Git(ctx, root, "config", "--get", "merge.memctl.driver")
 		var ge *GitError
@@ -165,12 +165,12 @@ func localDriver(root string) (string, error) {
 	return cfg.Raw.Section("merge").Subsection("memctl").Option("driver"), nil
 }
 
-// TryDriver runs command the way git runs a merge driver (sh -c in the
+// tryDriver runs command the way git runs a merge driver (sh -c in the
 // working tree's root, %O %A %B replaced by temporary files, %P by the
 // quoted path, %L by the marker size) on three copies of an empty issues
 // file, and returns a *DriverError unless it exits 0. Without a sh on PATH
 // (Windows outside Git Bash) it cannot tell and returns nil.
-func TryDriver(ctx context.Context, root, command string) error {
+func tryDriver(ctx context.Context, root, command string) error {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		if runtime.GOOS == "windows" {
@@ -235,19 +235,19 @@ func TryDriver(ctx context.Context, root, command string) error {
 // run a working merge driver for .beads/issues.jsonl: ErrDriverUnset, a
 // *DriverError, or nil.
 func VerifyMergeDriver(ctx context.Context, root string) error {
-	command, err := ConfiguredDriver(ctx, root)
+	command, err := configuredDriver(ctx, root)
 	if err != nil {
 		return err
 	}
-	return TryDriver(ctx, root, command)
+	return tryDriver(ctx, root, command)
 }
 
-// AttributesFile is the git attributes file at the root of a working tree.
-const AttributesFile = ".gitattributes"
+// attributesFile is the git attributes file at the root of a working tree.
+const attributesFile = ".gitattributes"
 
-// UsesDriver reports whether git attributes text routes some path to
+// usesDriver reports whether git attributes text routes some path to
 // memctl's merge driver (an attribute merge=memctl).
-func UsesDriver(attrs []byte) bool {
+func usesDriver(attrs []byte) bool {
 	for line := range bytes.Lines(attrs) {
 		fields := strings.Fields(string(line))
 		if len(fields) < 2 || strings.HasPrefix(fields[0], "#") {
@@ -264,18 +264,18 @@ func UsesDriver(attrs []byte) bool {
 
 // DriverMissing reports whether the working tree at root has a
 // .gitattributes that routes a file to merge=memctl while git's config
-// (as ConfiguredDriver reads it) has no merge.memctl.driver: the state of
+// (as configuredDriver reads it) has no merge.memctl.driver: the state of
 // a fresh clone before memctl init. Git then merges that file as text,
 // silently: conflicts that the driver would have merged.
 func DriverMissing(ctx context.Context, root string) (bool, error) {
-	attrs, err := os.ReadFile(filepath.Join(root, AttributesFile))
+	attrs, err := os.ReadFile(filepath.Join(root, attributesFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", AttributesFile, err)
+		return false, fmt.Errorf("read %s: %w", attributesFile, err)
 	}
-	if !UsesDriver(attrs) {
+	if !usesDriver(attrs) {
 		return false, nil
 	}
 	// The repository's own config, where memctl init writes the driver,
@@ -290,7 +290,7 @@ func DriverMissing(ctx context.Context, root string) (bool, error) {
 			return true, nil // without git, the repository's config is all there is
 		}
 	}
-	_, err = ConfiguredDriver(ctx, root)
+	_, err = configuredDriver(ctx, root)
 	if errors.Is(err, ErrDriverUnset) {
 		return true, nil
 	}

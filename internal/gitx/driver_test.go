@@ -49,14 +49,14 @@ func TestTryDriver(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	ctx := context.Background()
-	if err := TryDriver(ctx, root, "test -f %O && test -f %A && test -f %B && test %P = .beads/issues.jsonl && test %L = 7"); err != nil {
+	if err := tryDriver(ctx, root, "test -f %O && test -f %A && test -f %B && test %P = .beads/issues.jsonl && test %L = 7"); err != nil {
 		t.Errorf("a driver that finds its files: %v", err)
 	}
 	var de *DriverError
-	if err := TryDriver(ctx, root, "memctl-no-such-program merge-driver %O %A %B %P"); !errors.As(err, &de) || de.ExitCode != 127 {
+	if err := tryDriver(ctx, root, "memctl-no-such-program merge-driver %O %A %B %P"); !errors.As(err, &de) || de.ExitCode != 127 {
 		t.Errorf("a missing program: err = %v, want a DriverError with exit 127", err)
 	}
-	if err := TryDriver(ctx, root, "echo broken >&2; exit 3"); !errors.As(err, &de) || de.ExitCode != 3 || de.Output != "broken" {
+	if err := tryDriver(ctx, root, "echo broken >&2; exit 3"); !errors.As(err, &de) || de.ExitCode != 3 || de.Output != "broken" {
 		t.Errorf("a failing driver: err = %#v", err)
 	}
 }
@@ -68,7 +68,7 @@ func TestEnsureAndConfiguredDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := ConfiguredDriver(ctx, root); !errors.Is(err, ErrDriverUnset) {
+	if _, err := configuredDriver(ctx, root); !errors.Is(err, ErrDriverUnset) {
 		t.Fatalf("before: err = %v, want ErrDriverUnset", err)
 	}
 	cmd := DriverCommand("/usr/bin/memctl")
@@ -78,8 +78,8 @@ func TestEnsureAndConfiguredDriver(t *testing.T) {
 			t.Fatalf("EnsureMergeDriver #%d = %v, %v, want %v", i+1, wrote, err, want)
 		}
 	}
-	if got, err := ConfiguredDriver(ctx, root); err != nil || got != cmd {
-		t.Errorf("ConfiguredDriver = %q, %v, want %q", got, err, cmd)
+	if got, err := configuredDriver(ctx, root); err != nil || got != cmd {
+		t.Errorf("configuredDriver = %q, %v, want %q", got, err, cmd)
 	}
 }
 
@@ -93,8 +93,8 @@ func TestUsesDriver(t *testing.T) {
 		"merge=memctl\n":                                        false,
 		"":                                                      false,
 	} {
-		if got := UsesDriver([]byte(attrs)); got != want {
-			t.Errorf("UsesDriver(%q) = %v, want %v", attrs, got, want)
+		if got := usesDriver([]byte(attrs)); got != want {
+			t.Errorf("usesDriver(%q) = %v, want %v", attrs, got, want)
 		}
 	}
 }
