@@ -129,7 +129,10 @@ func mergeRecord(base, ours, theirs *Record) (*Record, bool) {
 	return mergeFields(base, ours, theirs)
 }
 
-// mergeFields merges two changed versions of an issue field by field.
+// mergeFields merges two changed versions of an issue field by field: a
+// field one side left as it was takes the other side's value, and a field
+// both changed is settled by its rule in fieldRules. A field with no rule
+// that both sides changed differently makes the record a conflict.
 func mergeFields(base, ours, theirs *Record) (*Record, bool) {
 	get := func(r *Record, k string) []byte {
 		if r == nil {
@@ -137,8 +140,29 @@ func mergeFields(base, ours, theirs *Record) (*Record, bool) {
 		}
 		return r.get(k)
 	}
-	newerTheirs := theirs.Issue.UpdatedAt.After(ours.Issue.UpdatedAt)
+	sides := sides{newerTheirs: theirs.Issue.UpdatedAt.After(ours.Issue.UpdatedAt)}
 	out := &Record{dirty: true}
+	for _, k := range fieldKeys(ours, theirs) {
+		sides.base, sides.ours, sides.theirs = get(base, k), get(ours, k), get(theirs, k)
+		v, ok := sides.merge(k)
+		if !ok {
+			return nil, true
+		}
+		if v != nil {
+			out.fields = append(out.fields, field{key: k, raw: v})
+		}
+	}
+	settleClosedAt(out, get(ours, "closed_at"), get(theirs, "closed_at"))
+	iss, err := decodeIssue(out)
+	if err != nil {
+		return nil, true
+	}
+	out.Issue = iss
+	return out, false
+}
+
+// fieldKeys are the keys of ours then the keys only theirs has, in order.
+func fieldKeys(ours, theirs *Record) []string {
 	var keys []string
 	for _, r := range []*Record{ours, theirs} {
 		for _, f := range r.fields {
@@ -147,75 +171,104 @@ func mergeFields(base, ours, theirs *Record) (*Record, bool) {
 			}
 		}
 	}
-	conflict := false
-	for _, k := range keys {
-		vb, vo, vt := get(base, k), get(ours, k), get(theirs, k)
-		var v []byte
-		switch {
-		case bytes.Equal(vo, vt):
-			v = vo
-		case bytes.Equal(vb, vo):
-			v = vt
-		case bytes.Equal(vb, vt):
-			v = vo
-		default:
-			switch k {
-			case "title", "description", "design", "acceptance_criteria", "spec_id":
-				v = vo
-				if newerTheirs {
-					v = vt
-				}
-			case "notes":
-				v = mergeNotes(vb, vo, vt)
-			case "status":
-				v = mergeStatus(vo, vt, newerTheirs)
-			case "priority":
-				v = vo
-				if pt, ok := rawInt(vt); ok {
-					if po, ok := rawInt(vo); !ok || pt < po {
-						v = vt
-					}
-				}
-			case "updated_at", "closed_at", "started_at":
-				v = laterTime(vo, vt)
-			case "dependency_count", "dependent_count", "comment_count":
-				v = vo // derived by bd's export; recomputed by memctl
-			case "close_reason":
-				v = vo
-				if vo == nil {
-					v = vt
-				}
-			case "labels":
-				v = mergeSet(vb, vo, vt, func(e []byte) string { return string(e) })
-			case "dependencies":
-				v = mergeSet(vb, vo, vt, depKey)
-			case "comments":
-				v = mergeSet(vb, vo, vt, commentKey)
-			default:
-				conflict = true
-			}
-		}
-		if v != nil {
-			out.fields = append(out.fields, field{key: k, raw: v})
+	return keys
+}
+
+// sides are the three versions of one field's raw JSON (nil: absent) and
+// which side's record was updated later.
+type sides struct {
+	base, ours, theirs []byte
+	newerTheirs        bool
+}
+
+// merge is the field's merged value and false when both sides changed it
+// differently and no rule settles it.
+func (s sides) merge(key string) ([]byte, bool) {
+	switch {
+	case bytes.Equal(s.ours, s.theirs):
+		return s.ours, true
+	case bytes.Equal(s.base, s.ours):
+		return s.theirs, true
+	case bytes.Equal(s.base, s.theirs):
+		return s.ours, true
+	}
+	rule, ok := fieldRules[key]
+	if !ok {
+		return nil, false
+	}
+	return rule(s), true
+}
+
+// fieldRules settle a field both sides changed differently. A field not
+// here is a conflict: memctl does not guess for fields it does not know.
+var fieldRules = map[string]func(sides) []byte{
+	"title":               newer,
+	"description":         newer,
+	"design":              newer,
+	"acceptance_criteria": newer,
+	"spec_id":             newer,
+	"notes":               func(s sides) []byte { return mergeNotes(s.base, s.ours, s.theirs) },
+	"status":              func(s sides) []byte { return mergeStatus(s.ours, s.theirs, s.newerTheirs) },
+	"priority":            morePressing,
+	"updated_at":          later,
+	"closed_at":           later,
+	"started_at":          later,
+	// Derived by bd's export; memctl recomputes them.
+	"dependency_count": keepOurs,
+	"dependent_count":  keepOurs,
+	"comment_count":    keepOurs,
+	"close_reason":     firstSet,
+	"labels":           func(s sides) []byte { return mergeSet(s.base, s.ours, s.theirs, rawKey) },
+	"dependencies":     func(s sides) []byte { return mergeSet(s.base, s.ours, s.theirs, depKey) },
+	"comments":         func(s sides) []byte { return mergeSet(s.base, s.ours, s.theirs, commentKey) },
+}
+
+// newer is the text of the side whose record was updated later (ours on a
+// tie).
+func newer(s sides) []byte {
+	if s.newerTheirs {
+		return s.theirs
+	}
+	return s.ours
+}
+
+// morePressing is the higher priority, the lower number (ours when theirs
+// is not a number).
+func morePressing(s sides) []byte {
+	if pt, ok := rawInt(s.theirs); ok {
+		if po, ok := rawInt(s.ours); !ok || pt < po {
+			return s.theirs
 		}
 	}
-	if conflict {
-		return nil, true
+	return s.ours
+}
+
+func later(s sides) []byte { return laterTime(s.ours, s.theirs) }
+
+func keepOurs(s sides) []byte { return s.ours }
+
+// firstSet is ours, or theirs when ours has none.
+func firstSet(s sides) []byte {
+	if s.ours == nil {
+		return s.theirs
 	}
-	// closed wins: keep closed_at exactly when closed.
-	if s, _ := rawString(out.get("status")); s == StatusClosed {
-		if out.get("closed_at") == nil {
-			out.setRaw("closed_at", laterTime(get(ours, "closed_at"), get(theirs, "closed_at")))
-		}
-	} else {
+	return s.ours
+}
+
+// rawKey is a set element's own JSON, for sets of plain values (labels).
+func rawKey(e []byte) string { return string(e) }
+
+// settleClosedAt makes closed win: a merged closed record keeps a
+// closed_at (the later of the two sides' when the merge dropped it), and
+// an open one has none.
+func settleClosedAt(out *Record, ours, theirs []byte) {
+	if s, _ := rawString(out.get("status")); s != StatusClosed {
 		out.del("closed_at")
+		return
 	}
-	iss, err := decodeIssue(out)
-	if err != nil {
-		return nil, true
+	if out.get("closed_at") == nil {
+		out.setRaw("closed_at", laterTime(ours, theirs))
 	}
-	out.Issue = iss
-	return out, false
 }
 
 func mergeStatus(vo, vt []byte, newerTheirs bool) []byte {

@@ -139,3 +139,59 @@ func TestMergeKeepsOursByteOrderMark(t *testing.T) {
 		t.Fatalf("merged = %q", res.Data)
 	}
 }
+
+// TestFieldRuleEach pins each rule of fieldRules on its own: the value a
+// field gets when both sides changed it differently.
+func TestFieldRuleEach(t *testing.T) {
+	t.Parallel()
+	dep := func(id string) string { return `{"issue_id":"m-a","depends_on_id":"` + id + `","type":"blocks"}` }
+	comment := func(id, text string) string { return `{"id":` + id + `,"text":"` + text + `"}` }
+	cases := []struct {
+		key                string
+		base, ours, theirs string // raw JSON; "" is absent
+		newerTheirs        bool
+		want               string // "" is absent
+		conflict           bool
+	}{
+		{key: "title", base: `"t"`, ours: `"o"`, theirs: `"x"`, want: `"o"`},
+		{key: "design", base: `"t"`, ours: `"o"`, theirs: `"x"`, newerTheirs: true, want: `"x"`},
+		{key: "notes", base: `"a"`, ours: `"a\nb"`, theirs: `"a\nc"`, want: `"a\nb\nc"`},
+		{key: "status", base: `"open"`, ours: `"in_progress"`, theirs: `"closed"`, want: `"closed"`},
+		{key: "status", base: `"open"`, ours: `"closed"`, theirs: `"blocked"`, newerTheirs: true, want: `"closed"`},
+		{key: "status", base: `"open"`, ours: `"in_progress"`, theirs: `"blocked"`, newerTheirs: true, want: `"blocked"`},
+		{key: "status", base: `"open"`, ours: `"in_progress"`, theirs: `"blocked"`, want: `"in_progress"`},
+		{key: "priority", base: `2`, ours: `3`, theirs: `1`, want: `1`},
+		{key: "priority", base: `2`, ours: `0`, theirs: `1`, want: `0`},
+		{key: "priority", base: `2`, ours: `3`, theirs: `"high"`, want: `3`},
+		{key: "started_at", base: `"2026-01-01T00:00:00Z"`, ours: `"2026-01-03T00:00:00Z"`, theirs: `"2026-01-02T00:00:00Z"`, want: `"2026-01-03T00:00:00Z"`},
+		{key: "comment_count", base: `1`, ours: `2`, theirs: `3`, want: `2`},
+		{key: "close_reason", ours: ``, theirs: `"done"`, base: `"x"`, want: `"done"`},
+		{key: "close_reason", ours: `"fixed"`, theirs: `"done"`, base: `"x"`, want: `"fixed"`},
+		{key: "labels", base: `["a","b"]`, ours: `["a"]`, theirs: `["a","b","c"]`, want: `["a","c"]`},
+		{key: "labels", base: `["a"]`, ours: `[]`, theirs: `["b"]`, want: `["b"]`},
+		{key: "dependencies", base: `[` + dep("m-b") + `]`, ours: `[` + dep("m-b") + `,` + dep("m-c") + `]`, theirs: `[]`, want: `[` + dep("m-c") + `]`},
+		{key: "comments", base: `[]`, ours: `[` + comment("1", "o") + `]`, theirs: `[` + comment("2", "t") + `]`, want: `[` + comment("1", "o") + `,` + comment("2", "t") + `]`},
+		{key: "assignee", base: `"a"`, ours: `"ann"`, theirs: `"bob"`, conflict: true},
+		{key: "x_custom", ours: `1`, theirs: `2`, conflict: true},
+		// One side left it alone: the other side's change, no rule needed.
+		{key: "assignee", base: `"a"`, ours: `"a"`, theirs: `"bob"`, want: `"bob"`},
+		{key: "assignee", base: `"a"`, ours: `"ann"`, theirs: `"ann"`, want: `"ann"`},
+	}
+	raw := func(s string) []byte {
+		if s == "" {
+			return nil
+		}
+		return []byte(s)
+	}
+	for _, c := range cases {
+		s := sides{base: raw(c.base), ours: raw(c.ours), theirs: raw(c.theirs), newerTheirs: c.newerTheirs}
+		got, ok := s.merge(c.key)
+		if ok == c.conflict {
+			t.Errorf("%s %s/%s/%s: settled = %v, want %v", c.key, c.base, c.ours, c.theirs, ok, !c.conflict)
+			continue
+		}
+		if !c.conflict && string(got) != c.want {
+			t.Errorf("%s %s/%s/%s (newer theirs %v) = %s, want %s", c.key, c.base, c.ours, c.theirs, c.newerTheirs, got, c.want)
+		}
+	}
+}
