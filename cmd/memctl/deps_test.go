@@ -10,7 +10,8 @@ import (
 // archivers, file-type sniffers…) out of the binary: its start-up would be
 // paid by every command. internal/secrets carries gitleaks' rules as a
 // generated table instead; gitleaks is imported only by that table's
-// generator and by the test comparing the two scanners.
+// generator and by the test comparing the two scanners, in the module of
+// their own internal/secrets/gitleakscheck (so it is not even in go.mod).
 func TestBinaryLeavesOutGitleaks(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {

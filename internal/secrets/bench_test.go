@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
+// factText is also the text of gitleakscheck's BenchmarkGitleaksScanFact,
+// gitleaks' own scan for comparison.
 const factText = "The integration tests share port 7070; run them with -p 1, or they flake in CI.\nSeen in run r-41: the API token check failed."
 
 // forget drops every compiled regular expression, as in a new process.
@@ -54,30 +54,6 @@ func BenchmarkScanFact(b *testing.B) {
 		if _, err := Scan(factText); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkGitleaksSetup is, for comparison, what gitleaks' own detector
-// costs to set up.
-func BenchmarkGitleaksSetup(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := detect.NewDetectorDefaultConfig(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkGitleaksScanFact is, for comparison, gitleaks' scan of the same
-// text once set up.
-func BenchmarkGitleaksScanFact(b *testing.B) {
-	d, err := detect.NewDetectorDefaultConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		d.DetectString(factText)
 	}
 }
 

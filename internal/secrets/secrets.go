@@ -1,9 +1,10 @@
 // Package secrets finds credentials in text before memctl writes it into
 // memory. It uses gitleaks' default rules, generated into a Go table
-// (rules_gen.go) from the gitleaks version in go.mod, with a scanning loop
-// of our own that follows gitleaks' detector step by step for text that
-// has no file path or commit. TestScanAgreesWithGitleaks runs both on the
-// same inputs.
+// (rules_gen.go) from the gitleaks version in gitleakscheck/go.mod, with a
+// scanning loop of our own that follows gitleaks' detector step by step
+// for text that has no file path or commit. TestScanAgreesWithGitleaks, in
+// that nested module (which keeps gitleaks out of memctl's go.mod), runs
+// both on the same inputs.
 //
 // Linking gitleaks itself would cost every memctl command, read paths
 // included, its package graph's start-up; the table costs nothing until
@@ -11,7 +12,7 @@
 // in the text.
 package secrets
 
-//go:generate go run ./gen -o rules_gen.go
+//go:generate go run -C gitleakscheck ./gen -o ../rules_gen.go
 
 import (
 	"fmt"
