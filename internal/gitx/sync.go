@@ -121,8 +121,13 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 //
 // A failed step returns a *SyncError, a pull that stops on conflicts a
 // *ConflictError; either way the result says what was done before, so a
-// caller can report the commit that did happen.
+// caller can report the commit that did happen. Without paths it does
+// nothing and returns an error.
 func (r *Repo) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
+	if len(req.Paths) == 0 {
+		// git add -A -- with no pathspec would stage the whole tree.
+		return nil, errors.New("sync: no paths to commit")
+	}
 	git := func(args ...string) (string, error) { return Git(ctx, r.Root, args...) }
 	res := &SyncResult{Files: []string{}, Untracked: []string{}}
 	if err := r.commitPaths(git, req.Paths, res); err != nil {

@@ -98,6 +98,19 @@ func TestSyncCommitsOnlyItsPaths(t *testing.T) {
 	}
 }
 
+func TestSyncWithoutPathsCommitsNothing(t *testing.T) {
+	needGit(t)
+	r := clone(t, gitxtest.Shared(t, map[string]string{"README": "r\n"}), "one")
+	gitxtest.Write(t, r.Root, "other.txt", "x\n")
+	before := head(t, r.Root)
+	if _, err := r.Sync(context.Background(), SyncRequest{Push: true}); err == nil {
+		t.Error("Sync without paths: no error")
+	}
+	if head(t, r.Root) != before {
+		t.Error("Sync without paths made a commit")
+	}
+}
+
 func TestSyncNoRemote(t *testing.T) {
 	needGit(t)
 	root := t.TempDir()
