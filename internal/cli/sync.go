@@ -104,6 +104,7 @@ func renderSyncNotes(env *Env, res *tasks.SyncResult, ok bool) {
 	}
 }
 
+// toSyncJSON is sync --json's shape of res (docs/json.md).
 func toSyncJSON(res *tasks.SyncResult) syncJSON {
 	return syncJSON{
 		SchemaVersion: schemaVersion,

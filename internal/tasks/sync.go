@@ -29,7 +29,8 @@ type SyncResult struct {
 // that are not committed, pulls so that the merge driver merges the
 // issues file record by record, pushes when asked, and names the tasks
 // the pull changed. Its errors are gitx.Sync's (*gitx.SyncError,
-// *gitx.ConflictError), returned with what was done before them.
+// *gitx.ConflictError), returned with what was done before them: the
+// result is never nil.
 func Sync(ctx context.Context, ws *config.Workspace, req SyncRequest) (*SyncResult, error) {
 	res, err := ws.Repo.Sync(ctx, gitx.SyncRequest{
 		Paths: []string{config.LedgerDir, config.BeadsDir},
