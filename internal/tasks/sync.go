@@ -52,12 +52,11 @@ func pulledIDs(root, before, after string) []string {
 	if before == "" || after == "" || before == after {
 		return []string{}
 	}
-	was, err1 := gitx.FileAt(root, before, config.IssuesFile)
-	now, err2 := gitx.FileAt(root, after, config.IssuesFile)
-	if err1 != nil || err2 != nil {
+	versions, err := gitx.FileAt(root, config.IssuesFile, before, after)
+	if err != nil {
 		return []string{}
 	}
-	ids, err := ChangedIDs(was, now)
+	ids, err := ChangedIDs(versions[0], versions[1])
 	if err != nil || ids == nil {
 		return []string{}
 	}
