@@ -28,8 +28,8 @@ func clone(t *testing.T, remote, name string) *Repo {
 	return r
 }
 
-// sync runs r.Sync and fails the test on an error.
-func sync(t *testing.T, r *Repo, push bool) *SyncResult {
+// syncOK runs r.Sync and fails the test on an error.
+func syncOK(t *testing.T, r *Repo, push bool) *SyncResult {
 	t.Helper()
 	req := syncRequest
 	req.Push = push
@@ -64,7 +64,7 @@ func TestSyncCommitsOnlyItsPaths(t *testing.T) {
 	gitxtest.Write(t, r.Root, "notes.txt", "wip\n")
 	gitxtest.Write(t, r.Root, ".gitattributes", ".beads/issues.jsonl merge=memctl\n")
 
-	res := sync(t, r, false)
+	res := syncOK(t, r, false)
 	if res.Commit != head(t, r.Root) {
 		t.Errorf("Commit = %q, want HEAD %s", res.Commit, head(t, r.Root))
 	}
@@ -92,7 +92,7 @@ func TestSyncCommitsOnlyItsPaths(t *testing.T) {
 			res.Skipped, res.Pulled, res.Pushed, res.Before, res.After)
 	}
 
-	again := sync(t, r, false)
+	again := syncOK(t, r, false)
 	if again.Commit != "" || again.ShortCommit != "" || again.Files == nil || len(again.Files) != 0 {
 		t.Errorf("nothing changed: Commit, ShortCommit, Files = %q, %q, %#v; want no commit and an empty list", again.Commit, again.ShortCommit, again.Files)
 	}
@@ -121,7 +121,7 @@ func TestSyncNoRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := sync(t, r, true)
+	res := syncOK(t, r, true)
 	if res.Commit == "" || res.Commit != head(t, root) {
 		t.Errorf("Commit = %q, want the first commit %s", res.Commit, head(t, root))
 	}
@@ -130,7 +130,7 @@ func TestSyncNoRemote(t *testing.T) {
 			res.Skipped, res.Pushed, res.SetUpstream, res.PushedCommits)
 	}
 	// Without --push, no remote is no upstream: nothing to pull.
-	if res := sync(t, r, false); res.Skipped != NoUpstream {
+	if res := syncOK(t, r, false); res.Skipped != NoUpstream {
 		t.Errorf("without push: Skipped = %v, want NoUpstream", res.Skipped)
 	}
 }
@@ -141,7 +141,7 @@ func TestSyncPushSetsTheUpstream(t *testing.T) {
 	r := clone(t, remote, "one")
 	gitxtest.Git(t, r.Root, "branch", "--unset-upstream")
 	gitxtest.Write(t, r.Root, ".ledger/facts/a.md", "- one\n")
-	res := sync(t, r, true)
+	res := syncOK(t, r, true)
 	if !res.Pushed || res.SetUpstream != "origin" || res.PushedCommits != 1 || res.Skipped != NoUpstream || res.Pulled {
 		t.Errorf("Pushed, SetUpstream, PushedCommits, Skipped, Pulled = %v, %q, %d, %v, %v; want 1 commit pushed to origin, set as upstream, no pull",
 			res.Pushed, res.SetUpstream, res.PushedCommits, res.Skipped, res.Pulled)
@@ -159,13 +159,13 @@ func TestSyncPullsAndPushesWithAnUpstream(t *testing.T) {
 	remote := gitxtest.Shared(t, map[string]string{".ledger/facts/a.md": "- one\n", ".beads/issues.jsonl": ""})
 	one, two := clone(t, remote, "one"), clone(t, remote, "two")
 	gitxtest.Write(t, two.Root, ".ledger/facts/b.md", "- from two\n")
-	if res := sync(t, two, true); !res.Pushed || res.PushedCommits != 1 || !res.Pulled || res.PulledCommits != 0 {
+	if res := syncOK(t, two, true); !res.Pushed || res.PushedCommits != 1 || !res.Pulled || res.PulledCommits != 0 {
 		t.Fatalf("two: Pushed, PushedCommits, Pulled, PulledCommits = %v, %d, %v, %d; want 1 pushed, nothing pulled",
 			res.Pushed, res.PushedCommits, res.Pulled, res.PulledCommits)
 	}
 
 	gitxtest.Write(t, one.Root, ".ledger/facts/c.md", "- from one\n")
-	res := sync(t, one, true)
+	res := syncOK(t, one, true)
 	if res.Skipped != PullNotSkipped || !res.Pulled || res.PulledCommits != 1 {
 		t.Errorf("Skipped, Pulled, PulledCommits = %v, %v, %d; want a pull of two's commit", res.Skipped, res.Pulled, res.PulledCommits)
 	}
@@ -190,7 +190,7 @@ func TestSyncConflictNamesTheFiles(t *testing.T) {
 	one, two := clone(t, remote, "one"), clone(t, remote, "two")
 	gitxtest.Write(t, two.Root, ".ledger/facts/a.md", "- two\n")
 	gitxtest.Write(t, two.Root, ".beads/issues.jsonl", "{\"two\":1}\n")
-	sync(t, two, true)
+	syncOK(t, two, true)
 
 	gitxtest.Write(t, one.Root, ".ledger/facts/a.md", "- uno\n")
 	gitxtest.Write(t, one.Root, ".beads/issues.jsonl", "{\"one\":1}\n")
