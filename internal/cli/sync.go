@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,86 +62,87 @@ func runSync(ctx context.Context, env *Env, opts syncOptions) error {
 	if err := env.Lock(ctx, ws); err != nil {
 		return err
 	}
-	git := func(args ...string) (string, error) { return gitx.Git(ctx, ws.Root, args...) }
-	out := syncJSON{SchemaVersion: schemaVersion, Files: []string{}, TasksChanged: []string{}}
-	paths := []string{config.LedgerDir, ".beads"}
-	if _, err := git(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		return withHint(err, "is git installed and is this a working tree?")
-	}
-	changed, err := git(append([]string{"diff", "--cached", "--name-only", "--"}, paths...)...)
+	res, err := tasks.Sync(ctx, ws, tasks.SyncRequest{Push: opts.push})
+	// The notes of the steps that ran come first, even when a later one
+	// failed: a commit that was made is reported.
+	renderSyncNotes(env, res, err == nil)
 	if err != nil {
-		return err
-	}
-	if files := strings.Fields(changed); len(files) > 0 {
-		msg := fmt.Sprintf("memctl: sync %s\n\n%s\n", plural(len(files), "file"), strings.Join(files, "\n"))
-		// "--" with paths commits only these paths, whatever else is staged.
-		if _, err := git(append([]string{"commit", "--no-verify", "-q", "-m", msg, "--"}, paths...)...); err != nil {
-			return withHint(err, "set your git identity (git config user.name / user.email) and run memctl sync again")
-		}
-		sha, _ := git("rev-parse", "--short", "HEAD")
-		out.Committed, out.Commit, out.Files = true, strings.TrimSpace(sha), files
-		env.notef("committed %s as %s", plural(len(files), "file"), out.Commit)
-	}
-	if untracked, _ := git("ls-files", "--others", "--exclude-standard", "--", config.AttrsFile, config.AgentsFile, config.ClaudeFile); strings.TrimSpace(untracked) != "" {
-		env.notef("not committed (sync commits only .ledger/ and .beads/): %s; commit them so that every clone uses the merge driver and the agent instructions",
-			strings.Join(strings.Fields(untracked), ", "))
-	}
-	if _, err := git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err != nil {
-		remotes, _ := git("remote")
-		switch {
-		case !opts.push:
-			env.notef("no upstream branch; nothing to pull (git branch --set-upstream-to to set one)")
-		case len(strings.Fields(remotes)) == 0:
-			env.notef("no remote; nothing pulled or pushed (git remote add origin <url>, then memctl sync --push)")
-		default:
-			remote := strings.Fields(remotes)[0]
-			out.PushedCommits = countCommits(git, "HEAD", "--not", "--remotes="+remote)
-			if _, err := git("push", "-q", "-u", remote, "HEAD"); err != nil {
-				return withHint(err, "push by hand once: git push -u "+remote+" HEAD")
-			}
-			out.Pushed = true
-			env.notef("pushed %s and set the upstream to %s", plural(out.PushedCommits, "commit"), remote)
-		}
-	} else {
-		if missing, err := gitx.DriverMissing(ctx, ws.Root); err == nil && missing {
-			env.warnf("%s; until then git merges %s as text", check.DriverMissingMessage, config.IssuesFile)
-		}
-		before, _ := git("rev-parse", "-q", "--verify", "HEAD")
-		before = strings.TrimSpace(before)
-		if _, err := git("pull", "--no-rebase", "--no-edit", "-q"); err != nil {
-			return syncConflict(ctx, ws, err)
-		}
-		out.Pulled = true
-		if before != "" {
-			out.PulledCommits = countCommits(git, before+"..@{upstream}")
-			out.TasksChanged = pulledTasks(ws, before)
-		}
-		if opts.push {
-			out.PushedCommits = countCommits(git, "@{upstream}..HEAD")
-			if _, err := git("push", "-q"); err != nil {
-				return withHint(err, "pull again (memctl sync) if the remote moved, then push")
-			}
-			out.Pushed = true
-		}
-		env.notef("%s", syncSummary(out))
+		return syncError(err)
 	}
 	if opts.json {
-		return writeJSON(env.Out, out)
+		return writeJSON(env.Out, toSyncJSON(res))
 	}
 	return nil
 }
 
-// syncConflict explains a failed pull: the conflicted paths and what to do.
-func syncConflict(ctx context.Context, ws *config.Workspace, pullErr error) error {
-	files, _ := gitx.Git(ctx, ws.Root, "diff", "--name-only", "--diff-filter=U")
-	if paths := strings.Fields(files); len(paths) > 0 {
-		return withHint(fmt.Errorf("pull stopped with conflicts in %s", strings.Join(paths, ", ")), conflictHint(paths))
+// renderSyncNotes prints on stderr what a sync did, in the order it did
+// it; the summary of the pull and push only when the sync succeeded.
+func renderSyncNotes(env *Env, res *tasks.SyncResult, ok bool) {
+	if res.Commit != "" {
+		env.notef("committed %s as %s", plural(len(res.Files), "file"), res.ShortCommit)
 	}
-	var ge *gitx.GitError
-	if errors.As(pullErr, &ge) {
-		return withHint(pullErr, "git refused the pull (see above); your local changes are untouched")
+	if len(res.Untracked) > 0 {
+		env.notef("not committed (sync commits only .ledger/ and .beads/): %s; commit them so that every clone uses the merge driver and the agent instructions",
+			strings.Join(res.Untracked, ", "))
 	}
-	return pullErr
+	switch {
+	case res.SetUpstream != "":
+		env.notef("pushed %s and set the upstream to %s", plural(res.PushedCommits, "commit"), res.SetUpstream)
+	case res.Skipped == gitx.NoRemote:
+		env.notef("no remote; nothing pulled or pushed (git remote add origin <url>, then memctl sync --push)")
+	case res.Skipped == gitx.NoUpstream:
+		if ok {
+			env.notef("no upstream branch; nothing to pull (git branch --set-upstream-to to set one)")
+		}
+	default:
+		if res.DriverMissing {
+			env.warnf("%s; until then git merges %s as text", check.DriverMissingMessage, config.IssuesFile)
+		}
+		if ok {
+			env.notef("%s", syncSummary(res))
+		}
+	}
+}
+
+// toSyncJSON is sync --json's shape of res (docs/json.md).
+func toSyncJSON(res *tasks.SyncResult) syncJSON {
+	return syncJSON{
+		SchemaVersion: schemaVersion,
+		Committed:     res.Commit != "",
+		Commit:        res.ShortCommit,
+		Files:         nonNil(res.Files),
+		Pulled:        res.Pulled,
+		PulledCommits: res.PulledCommits,
+		TasksChanged:  nonNil(res.TasksChanged),
+		Pushed:        res.Pushed,
+		PushedCommits: res.PushedCommits,
+	}
+}
+
+// syncError adds to a failed sync what to do next: per conflicted file
+// after a stopped pull, else per failed git step.
+func syncError(err error) error {
+	var conflict *gitx.ConflictError
+	var step *gitx.SyncError
+	switch {
+	case errors.As(err, &conflict):
+		return withHint(err, conflictHint(conflict.Paths))
+	case !errors.As(err, &step):
+		return err
+	}
+	switch step.Step {
+	case gitx.StepStage:
+		return withHint(err, "is git installed and is this a working tree?")
+	case gitx.StepCommit:
+		return withHint(err, "set your git identity (git config user.name / user.email) and run memctl sync again")
+	case gitx.StepPull:
+		return withHint(err, "git refused the pull (see above); your local changes are untouched")
+	case gitx.StepPush:
+		return withHint(err, "pull again (memctl sync) if the remote moved, then push")
+	case gitx.StepPushNew:
+		return withHint(err, "push by hand once: git push -u "+step.Remote+" HEAD")
+	}
+	return err
 }
 
 // conflictHint says what to do with each file a pull left conflicted, in
@@ -168,39 +168,9 @@ func conflictHint(paths []string) string {
 	return strings.Join(steps, "; ")
 }
 
-// countCommits counts the commits git rev-list selects with args; 0 when
-// git cannot tell.
-func countCommits(git func(...string) (string, error), args ...string) int {
-	n, err := git(append([]string{"rev-list", "--count"}, args...)...)
-	if err != nil {
-		return 0
-	}
-	c, _ := strconv.Atoi(strings.TrimSpace(n))
-	return c
-}
-
-// pulledTasks are the ids of the issues that differ in .beads/issues.jsonl
-// between commit before and HEAD after the pull.
-func pulledTasks(ws *config.Workspace, before string) []string {
-	after := ws.Repo.Head()
-	if after == "" || after == before {
-		return []string{}
-	}
-	was, err1 := gitx.FileAt(ws.Root, before, config.IssuesFile)
-	now, err2 := gitx.FileAt(ws.Root, after, config.IssuesFile)
-	if err1 != nil || err2 != nil {
-		return []string{}
-	}
-	ids, err := tasks.ChangedIDs(was, now)
-	if err != nil {
-		return []string{}
-	}
-	return nonNil(ids)
-}
-
 // syncSummary is the line that tells a person what a sync with an
 // upstream did: "pulled 3 commits (2 tasks changed), pushed 1 commit".
-func syncSummary(out syncJSON) string {
+func syncSummary(out *tasks.SyncResult) string {
 	msg := "pulled nothing (up to date)"
 	if out.PulledCommits > 0 {
 		msg = fmt.Sprintf("pulled %s (%s changed)", plural(out.PulledCommits, "commit"), plural(len(out.TasksChanged), "task"))

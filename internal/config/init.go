@@ -73,7 +73,7 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 	}
 	res.Prefix = prefix
 
-	for _, dir := range []string{LedgerDir, FactsDir, ProposalsDir, RunsDir, PlaybooksDir, ".beads"} {
+	for _, dir := range []string{LedgerDir, FactsDir, ProposalsDir, RunsDir, PlaybooksDir, BeadsDir} {
 		if _, err := fsx.MkdirAll(path(dir)); err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ const (
 	ProposalsDir = ".ledger/proposals"
 	RunsDir      = ".ledger/runs"
 	PlaybooksDir = ".ledger/playbooks"
+	BeadsDir     = ".beads"
 	IssuesFile   = ".beads/issues.jsonl"
 	AgentsFile   = "AGENTS.md"
 	ClaudeFile   = "CLAUDE.md"

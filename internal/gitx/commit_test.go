@@ -63,3 +63,40 @@ func TestCommitFilesCommitsOnlyThose(t *testing.T) {
 	}
 	gitc("fsck", "--strict")
 }
+
+func TestFileAtReadsEachCommit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := git.PlainInit(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	sig := Signature{Name: "T", Email: "t@example.com", When: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	commit := func(p, s string) string {
+		t.Helper()
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := CommitFiles(dir, []string{p}, "c\n", sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	first := commit("other.txt", "x\n")
+	second := commit(".beads/issues.jsonl", "one\n")
+	third := commit(".beads/issues.jsonl", "two\n")
+	got, err := FileAt(dir, ".beads/issues.jsonl", first, second, third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != nil || string(got[1]) != "one\n" || string(got[2]) != "two\n" {
+		t.Errorf("FileAt = %q, want nil (not in the first commit), one, two", got)
+	}
+	if _, err := FileAt(dir, "other.txt", strings.Repeat("0", 40)); err == nil {
+		t.Error("FileAt of a commit that does not exist: no error")
+	}
+}

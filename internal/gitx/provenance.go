@@ -90,27 +90,34 @@ func (r *Repo) CommittedAt(head string, files map[string][]byte) map[string]bool
 	return out
 }
 
-// FileAt returns the content of the slash path rel in commit (a full
-// hash) of the repository at root; nil when the commit does not have it.
-func FileAt(root, commit, rel string) ([]byte, error) {
+// FileAt returns the content of the slash path rel in each of commits
+// (full hashes) of the repository at root, in their order, opening the
+// repository once; nil for a commit that does not have it.
+func FileAt(root, rel string, commits ...string) ([][]byte, error) {
 	r, err := open(root)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.CommitObject(plumbing.NewHash(commit))
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", commit, err)
+	out := make([][]byte, len(commits))
+	for i, commit := range commits {
+		c, err := r.CommitObject(plumbing.NewHash(commit))
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", commit, err)
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			return nil, fmt.Errorf("read the tree of %s: %w", commit, err)
+		}
+		f, err := tree.File(rel)
+		if errors.Is(err, object.ErrFileNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", rel, commit, err)
+		}
+		if out[i], err = readBlob(r, f.Hash); err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", rel, commit, err)
+		}
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read the tree of %s: %w", commit, err)
-	}
-	f, err := tree.File(rel)
-	if errors.Is(err, object.ErrFileNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", rel, commit, err)
-	}
-	return readBlob(r, f.Hash)
+	return out, nil
 }
