@@ -90,9 +90,9 @@ func refusedDetail(err error) *refusedJSON {
 // Columns are padded by display width (a CJK character takes two columns,
 // a combining accent none), which text/tabwriter, counting runes, does not.
 type table struct {
-	env  *Env
-	rows [][]string
-	head []string
+	env      *Env
+	rows     [][]string
+	head     []string
 	clipLast bool
 }
 
