@@ -77,6 +77,7 @@ type session struct {
 	t    *testing.T
 	base *Env
 	dir  string
+	now  time.Time
 }
 
 func newSession(t *testing.T) *session {
@@ -114,6 +115,7 @@ func (s *session) must(args ...string) string {
 
 // at moves the session's clock, so that records made later sort later.
 func (s *session) at(now time.Time) {
+	s.now = now
 	s.base.Now = func() time.Time { return now }
 }
 
