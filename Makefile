@@ -37,10 +37,10 @@ test: lint tidy-check
 script:
 	$(GO) test ./cmd/memctl
 
-## golden: rewrite the golden files of the testscripts (read the diff
-## before committing)
+## golden: rewrite the golden files of the testscripts and of
+## internal/cli/testdata (read the diff before committing)
 golden:
-	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl
+	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl ./internal/cli
 
 ## demo: build memctl and run its main job on the bundled example workspace
 demo: build

@@ -123,13 +123,9 @@ func runFacts(_ context.Context, env *Env, opts factsOptions) error {
 		env.notef("no facts")
 		return nil
 	}
-	t := newTable(env, "ID", "CATEGORY", "WHERE", "FACT")
+	t := newTable(env, "ID", "CATEGORY", "WHERE", "FACT").clipToWidth()
 	for _, f := range facts {
-		text := oneLine(f.Text)
-		if env.StdoutTTY && env.Width > 0 {
-			text = clip(text, env.Width-len(f.ID)-len(f.Category)-len(f.File)-16)
-		}
-		t.row(f.ID, f.Category, f.File+":"+strconv.Itoa(f.Line), text)
+		t.row(f.ID, f.Category, f.File+":"+strconv.Itoa(f.Line), oneLine(f.Text))
 	}
 	return t.flush()
 }

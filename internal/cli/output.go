@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/memctl/memctl/internal/secrets"
 )
@@ -86,41 +87,119 @@ func refusedDetail(err error) *refusedJSON {
 
 // table renders rows for a person: aligned with a header on a terminal,
 // tab-separated without a header when piped, so that cut and awk work.
+// Columns are padded by display width (a CJK character takes two columns,
+// a combining accent none), which text/tabwriter, counting runes, does not.
 type table struct {
-	env  *Env
-	rows [][]string
-	head []string
+	env      *Env
+	rows     [][]string
+	head     []string
+	clipLast bool
 }
 
 func newTable(env *Env, head ...string) *table {
 	return &table{env: env, head: head}
 }
 
-// row adds a row. Every cell goes through visibleLine: cells hold text
-// from files (titles, facts, names), and a tab or newline in one would
-// break the columns, an escape sequence drive the terminal.
+// minClip is the least a clipped last column keeps, however narrow the
+// terminal: the start of every title stays readable.
+const minClip = 16
+
+// clipToWidth makes the last column (a title, a fact) end at the
+// terminal's right edge, marked with "…" where it is cut, when stdout is a
+// terminal of known width.
+func (t *table) clipToWidth() *table {
+	t.clipLast = true
+	return t
+}
+
+// row adds a row. Every cell goes through visibleLine when it is printed:
+// cells hold text from files (titles, facts, names), and a tab or newline
+// in one would break the columns, an escape sequence drive the terminal.
 func (t *table) row(cells ...string) {
-	for i, c := range cells {
-		cells[i] = visibleLine(c)
-	}
 	t.rows = append(t.rows, cells)
 }
 
 func (t *table) flush() error {
+	w := t.env.Out
 	if !t.env.StdoutTTY {
 		for _, r := range t.rows {
-			if _, err := fmt.Fprintln(t.env.Out, strings.Join(r, "\t")); err != nil {
+			cells := make([]string, len(r))
+			for i, c := range r {
+				cells[i] = visibleLine(c)
+			}
+			if _, err := fmt.Fprintln(w, strings.Join(cells, "\t")); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(t.env.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(t.head, "\t"))
+	lines := make([][]string, 0, len(t.rows)+1)
+	lines = append(lines, t.head)
 	for _, r := range t.rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = visibleLine(c)
+		}
+		lines = append(lines, cells)
 	}
-	return tw.Flush()
+	// Every cell but the last of its line is padded to its column's
+	// widest, plus two spaces.
+	var widths []int
+	for _, l := range lines {
+		for i, c := range l[:max(len(l)-1, 0)] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	for n, l := range lines {
+		b.Reset()
+		used := 0
+		for i, c := range l {
+			if i == len(l)-1 {
+				if t.clipLast && t.env.Width > 0 && n > 0 {
+					c = clipVisible(t.rows[n-1][i], max(t.env.Width-used, minClip))
+				}
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			used += widths[i] + 2
+		}
+		b.WriteByte('\n')
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clipVisible is visibleLine(s) in at most n display columns, marking the
+// cut with "…". It cuts between characters of s, so that neither a
+// character nor an escape visibleLine writes for one is split, and a
+// zero-width character (a combining accent) stays with the one before it.
+func clipVisible(s string, n int) string {
+	full := visibleLine(s)
+	if ansi.StringWidth(full) <= n {
+		return full
+	}
+	var b strings.Builder
+	used := 0
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		piece := visibleLine(s[i : i+size])
+		pw := ansi.StringWidth(piece)
+		if used+pw > n-1 {
+			break
+		}
+		b.WriteString(piece)
+		used += pw
+		i += size
+	}
+	return b.String() + "…"
 }
 
 // oneLine folds text to one line for a table cell.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -173,19 +174,22 @@ func checkMode(mode string) error {
 }
 
 // highlight marks the matched words: bold on a terminal, unchanged
-// otherwise.
+// otherwise. Words are compared with s in place, ignoring case: offsets in
+// strings.ToLower(s) are not offsets in s, since some letters (İ, the
+// Kelvin sign) change length in lower case.
 func highlight(env *Env, s string, words []string) string {
 	if !env.StdoutTTY || len(words) == 0 {
 		return s
 	}
-	lower := strings.ToLower(s)
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		hit := ""
-		for _, w := range words {
-			if strings.HasPrefix(lower[i:], w) && (i == 0 || !isWordByte(lower[i-1])) {
-				hit = s[i : i+len(w)]
-				break
+		if i == 0 || !isWordByte(s[i-1]) {
+			for _, w := range words {
+				if w != "" && len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+					hit = s[i : i+len(w)]
+					break
+				}
 			}
 		}
 		if hit != "" {
@@ -193,8 +197,9 @@ func highlight(env *Env, s string, words []string) string {
 			i += len(hit)
 			continue
 		}
-		b.WriteByte(s[i])
-		i++
+		_, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+size])
+		i += size
 	}
 	return b.String()
 }

@@ -278,15 +278,23 @@ func TestFullScreenBackToTheChoice(t *testing.T) {
 	}
 }
 
-// sequencePrompter answers with its decisions in turn and keeps the
-// refusals it was shown.
+// sequencePrompter answers with its decisions in turn, then quits, and
+// keeps the screens and refusals it was shown. meanwhile, if set, runs
+// before the nth answer (from 0) is given: what others do while the
+// reviewer reads.
 type sequencePrompter struct {
 	decisions []Decision
 	refusals  []*Refusal
+	screens   []string
+	meanwhile func(n int)
 }
 
-func (s *sequencePrompter) Decide(_ context.Context, _ string, _ *proposal.Proposal, refused *Refusal) (Decision, error) {
+func (s *sequencePrompter) Decide(_ context.Context, screen string, _ *proposal.Proposal, refused *Refusal) (Decision, error) {
 	s.refusals = append(s.refusals, refused)
+	s.screens = append(s.screens, screen)
+	if s.meanwhile != nil {
+		s.meanwhile(len(s.screens) - 1)
+	}
 	if len(s.decisions) == 0 {
 		return Decision{Choice: choiceQuit}, nil
 	}

@@ -152,13 +152,9 @@ func writeIssueList(env *Env, g *tasks.Graph, issues []*tasks.Issue, asJSON bool
 
 // writeIssueTable prints issues for a person.
 func writeIssueTable(env *Env, issues []*tasks.Issue) error {
-	t := newTable(env, "ID", "PRI", "STATUS", "TYPE", "ASSIGNEE", "TITLE")
+	t := newTable(env, "ID", "PRI", "STATUS", "TYPE", "ASSIGNEE", "TITLE").clipToWidth()
 	for _, iss := range issues {
-		title := iss.Title
-		if env.StdoutTTY && env.Width > 0 {
-			title = clip(title, env.Width-len(iss.ID)-40)
-		}
-		t.row(iss.ID, "P"+strconv.Itoa(iss.Priority), iss.Status, iss.IssueType, dash(iss.Assignee), title)
+		t.row(iss.ID, "P"+strconv.Itoa(iss.Priority), iss.Status, iss.IssueType, dash(iss.Assignee), iss.Title)
 	}
 	return t.flush()
 }

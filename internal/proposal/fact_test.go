@@ -88,3 +88,41 @@ func TestSecondPendingRemovalOrUpdateIsADuplicate(t *testing.T) {
 	// A different update of the same fact is another proposal.
 	propose(t, b, Input{Action: ActionUpdate, FactID: "win-rename", Content: "Tests share port 7072.", Reason: "r"})
 }
+
+// TestBudgetEffectOfAnAddIsWhatApprovingWrites: the preview of an add to a
+// file counts every line approving it writes, including the blank line
+// that separates the first fact from the file's prose.
+func TestBudgetEffectOfAnAddIsWhatApprovingWrites(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{
+		"prose only":              "# Pitfalls\n\nMistakes made here before.\n",
+		"prose, no final newline": "# Pitfalls\n\nMistakes made here before.",
+		"ends in a fact":          "# Pitfalls\n\n- Tests share port 7070.\n",
+		"blank lines at the end":  "# Pitfalls\n\nMistakes made here before.\n\n\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := book(t, map[string]string{"pitfalls.md": src}, nil)
+			p := propose(t, b, Input{Action: ActionAdd, Category: "pitfalls", Content: "Rotate the deploy key yearly.\nAsk ops for it.", Reason: "r"})
+			eff, err := b.BudgetEffect(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Approve(p, "", "ann", false, now); err != nil {
+				t.Fatal(err)
+			}
+			after, err := ledger.Load(b.FactsDir, b.FactsRel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := after.File("pitfalls")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eff.FileAfter != f.Lines || eff.TotalAfter != after.Lines() {
+				t.Errorf("preview: file %d → %d, total %d → %d; approving left the file %d lines, the total %d",
+					eff.FileBefore, eff.FileAfter, eff.TotalBefore, eff.TotalAfter, f.Lines, after.Lines())
+			}
+		})
+	}
+}

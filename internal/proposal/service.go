@@ -314,13 +314,20 @@ func (b *Book) delta(l *ledger.Ledger, p *Proposal, target *ledger.Fact) int {
 	delta := 0
 	switch p.Action {
 	case ActionAdd:
-		if _, err := l.File(p.Category); err != nil {
-			rel := path.Join(b.FactsRel, p.Category+".md")
+		// What AppendFact writes: the fact, and a blank line before it
+		// when the file ends in prose, not a fact.
+		rel := path.Join(b.FactsRel, p.Category+".md")
+		f, err := l.File(p.Category)
+		if err != nil {
 			src := newFile(p.Category)
-			out := ledger.AppendFact(src, ledger.Parse(p.Category, rel, src), p.Content, ids.Fact(p.Category, p.Content))
-			return ledger.Parse(p.Category, rel, out).Lines
+			f = ledger.Parse(p.Category, rel, src)
 		}
-		delta = len(ledger.FormatFact("- ", p.Content, "x"))
+		out := ledger.AppendFact(f.Source(), f, p.Content, ids.Fact(p.Category, p.Content))
+		before := 0
+		if err == nil {
+			before = f.Lines
+		}
+		return ledger.Parse(p.Category, rel, out).Lines - before
 	case ActionUpdate:
 		delta = len(ledger.FormatFact("- ", p.Content, "x")) - (target.EndLine - target.Line + 1)
 	case ActionRemove:

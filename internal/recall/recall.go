@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/embed"
@@ -340,11 +341,29 @@ func matches(w string, q map[string]bool) bool {
 	return false
 }
 
+// lowerOffsets is strings.ToLower(s) and, for each of its bytes, the
+// offset in s of the character it comes from: some letters change length
+// in lower case (İ grows, ẞ shrinks), so an offset in the one is not an
+// offset in the other.
+func lowerOffsets(s string) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	at := make([]int, 0, len(s))
+	for i, r := range s {
+		n := b.Len()
+		b.WriteRune(unicode.ToLower(r))
+		for range b.Len() - n {
+			at = append(at, i)
+		}
+	}
+	return b.String(), at
+}
+
 // snippet is up to n characters of text around the first words the query
 // matches, on one line, and the matched words.
 func snippet(text string, q map[string]bool, n int) (string, []string) {
 	flat := strings.Join(strings.Fields(text), " ")
-	lower := strings.ToLower(flat)
+	lower, at := lowerOffsets(flat)
 	first := -1
 	var matched []string
 	seen := map[string]bool{}
@@ -353,7 +372,9 @@ func snippet(text string, q map[string]bool, n int) (string, []string) {
 			seen[w] = true
 			matched = append(matched, w)
 			if first < 0 {
-				first = strings.Index(lower, w)
+				if i := strings.Index(lower, w); i >= 0 {
+					first = at[i]
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/index"
 )
@@ -119,5 +120,19 @@ func TestCheckQueryRefusesBlankQueries(t *testing.T) {
 	}
 	if err := CheckQuery(" which db "); err != nil {
 		t.Errorf("CheckQuery of words = %v", err)
+	}
+}
+
+// TestSnippetAfterLettersThatChangeLengthInLowerCase: İ is longer in
+// lower case than it is, ẞ shorter; the match found in the lower-cased text
+// is centred on in the text itself.
+func TestSnippetAfterLettersThatChangeLengthInLowerCase(t *testing.T) {
+	t.Parallel()
+	for _, letter := range []string{"İ", "ẞ"} {
+		text := strings.Repeat(letter+" ", 150) + "the PostgreSQL connection pool leaks " + strings.Repeat("more words ", 30)
+		s, _ := snippet(text, queryWords("postgresql pool"), 120)
+		if !strings.Contains(s, "PostgreSQL connection pool") || !utf8.ValidString(s) {
+			t.Errorf("after %s: snippet %q", letter, s)
+		}
 	}
 }
