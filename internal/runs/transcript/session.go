@@ -1,0 +1,298 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Runtime names, as ParseHookInput guesses them and Session.Runtime reports
+// the format read. They are the agent.runtime values of a run record.
+const (
+	RuntimeClaudeCode = "claude-code"
+	RuntimeCodex      = "codex"
+	RuntimeGemini     = "gemini"
+	RuntimeCursor     = "cursor"
+	RuntimeUnknown    = "unknown"
+)
+
+// Session is what a transcript says about one agent session; flush turns
+// it into a run record. Lists are never nil and keep the order in which the
+// transcript first shows each item.
+type Session struct {
+	Runtime                          string // the format read: RuntimeClaudeCode or RuntimeCodex
+	SessionID, Model, Cwd            string
+	Started, Ended                   time.Time // first and last timestamp of the transcript
+	FirstUserText, LastAssistantText string    // intent and result, at most 8 KiB each
+	// FilesChanged are the paths edited, written or deleted by a tool call
+	// that did not fail, relative to Options.Root (or the session's cwd)
+	// when under it, slash-separated; others stay absolute.
+	FilesChanged []string
+	Commands     []Command // every shell command, in order, repeats included
+	Tests        []Test    // by name; a later result of the same test replaces an earlier one
+	Errors       []string  // error texts of failed tool results, at most 2 KiB each, no repeats
+	// TaskClaims and TaskCloses are the task ids a memctl or bd command
+	// claimed (update --claim, --status in_progress) or closed (close,
+	// update --status closed), unless the command is known to have failed.
+	TaskClaims, TaskCloses []string
+	CompactSummary         string // the summary of the last compaction in the transcript
+}
+
+// Command is one shell command the agent ran.
+type Command struct {
+	Cmd string
+	// ExitCode is the command's exit status, or -1 when the transcript does
+	// not say: no result yet, still running, denied, interrupted, timed out.
+	ExitCode int
+	Output   string // the tail of the output, at most 2 KiB, escapes removed
+}
+
+// Test is the last result seen for one test: Status is pass, fail or skip.
+type Test struct {
+	Name, Status string
+}
+
+// Options tune Read.
+type Options struct {
+	// Root is the directory FilesChanged are made relative to, usually the
+	// repository's root; empty means the session's cwd.
+	Root string
+	// MaxLineBytes is the longest line read; a longer line is skipped and
+	// counted in the *LinesError. Zero means DefaultMaxLineBytes.
+	MaxLineBytes int
+}
+
+// DefaultMaxLineBytes bounds one transcript line: a line with a pasted
+// image or a huge tool output is skipped rather than held in memory.
+const DefaultMaxLineBytes = 16 << 20
+
+// Limits of what a Session keeps from the transcript.
+const (
+	maxExcerpt = 2 << 10 // an error excerpt, a command's output tail
+	maxText    = 8 << 10 // the first request, the last answer, the compact summary
+)
+
+// ErrUnknownFormat is returned by Read when the file is neither a Claude
+// Code transcript nor a Codex rollout.
+var ErrUnknownFormat = errors.New("not a Claude Code or Codex transcript")
+
+// LinesError reports the lines of a transcript Read skipped: lines that are
+// not JSON (a crash cut the last one short, say) and lines over the limit.
+// Read returns it with the session read from the other lines.
+type LinesError struct {
+	Path      string
+	Bad, Long int   // lines that are not JSON, lines over Options.MaxLineBytes
+	FirstLine int   // the number of the first skipped line (1-based)
+	FirstErr  error // why it was skipped
+}
+
+func (e *LinesError) Error() string {
+	n := e.Bad + e.Long
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	return fmt.Sprintf("read transcript %s: %d line%s skipped (line %d: %v)", e.Path, n, plural, e.FirstLine, e.FirstErr)
+}
+
+// Read streams the transcript at path into a Session. runtime says its
+// format (RuntimeClaudeCode or RuntimeCodex); any other value, "" included,
+// makes Read tell the format from the first lines. A missing or unreadable
+// file is an error wrapping the os error, with no session. Otherwise the
+// session comes with a nil error, a *LinesError for skipped lines, or the
+// context's error if ctx ended first (the session then holds what was read).
+func Read(ctx context.Context, path, runtime string, opts Options) (*Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+	s, err := parse(ctx, f, path, runtime, opts)
+	if err != nil && s == nil {
+		return nil, err
+	}
+	return s, err
+}
+
+// Parse is Read on a stream; name is what errors call it.
+func Parse(ctx context.Context, r io.Reader, name, runtime string, opts Options) (*Session, error) {
+	return parse(ctx, r, name, runtime, opts)
+}
+
+// lineHandler takes one transcript line (without its newline); an error
+// means the line is not JSON.
+type lineHandler interface {
+	line(b []byte) error
+}
+
+// sniffLines is how many lines Read looks at to tell the format.
+const sniffLines = 64
+
+func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options) (*Session, error) {
+	maxLine := opts.MaxLineBytes
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLineBytes
+	}
+	b := newBuilder(opts.Root)
+	var h lineHandler
+	switch runtime {
+	case RuntimeClaudeCode:
+		h = &claudeReader{b: b}
+	case RuntimeCodex:
+		h = newCodexReader(b)
+	}
+	if h != nil {
+		b.s.Runtime = runtime
+	}
+	le := &LinesError{Path: name}
+	skip := func(n int, long bool, err error) {
+		if long {
+			le.Long++
+		} else {
+			le.Bad++
+		}
+		if le.FirstLine == 0 {
+			le.FirstLine, le.FirstErr = n, err
+		}
+	}
+	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), max: maxLine}
+	n := 0
+	for {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return b.finish(h), err
+			}
+		}
+		line, long, err := lr.next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return b.finish(h), fmt.Errorf("read transcript %s: %w", name, err)
+		}
+		if line == nil && !long && errors.Is(err, io.EOF) {
+			break
+		}
+		n++
+		switch {
+		case long:
+			skip(n, true, fmt.Errorf("longer than %d bytes", maxLine))
+		case len(bytes.TrimSpace(line)) == 0:
+		default:
+			if h == nil {
+				h = sniff(line, b)
+				if h == nil && n >= sniffLines {
+					return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
+				}
+			}
+			if h == nil {
+				if !json.Valid(line) {
+					skip(n, false, errNotJSON(line))
+				}
+			} else if perr := h.line(line); perr != nil {
+				skip(n, false, perr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if h == nil {
+		return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
+	}
+	s := b.finish(h)
+	if le.FirstLine != 0 {
+		return s, le
+	}
+	return s, nil
+}
+
+// errNotJSON says why a line is not JSON, without quoting it: a transcript
+// line may hold anything, secrets included.
+func errNotJSON(line []byte) error {
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return errors.New("not JSON")
+}
+
+// isCodexType reports whether t is the type of a Codex rollout line (the
+// variants of codex-rs' RolloutItem).
+func isCodexType(t string) bool {
+	switch t {
+	case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
+		return true
+	}
+	return false
+}
+
+// sniff tells the format from one line, or returns nil if it cannot.
+func sniff(line []byte, b *builder) lineHandler {
+	var v struct {
+		Type      string          `json:"type"`
+		Payload   json.RawMessage `json:"payload"`
+		SessionID string          `json:"sessionId"`
+		Message   json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(line, &v) != nil {
+		return nil
+	}
+	switch {
+	case v.Payload != nil && isCodexType(v.Type):
+		b.s.Runtime = RuntimeCodex
+		return newCodexReader(b)
+	case v.Type == "user" || v.Type == "assistant" || v.Type == "summary" || v.Type == "system",
+		v.SessionID != "" && v.Type != "":
+		b.s.Runtime = RuntimeClaudeCode
+		return &claudeReader{b: b}
+	}
+	return nil
+}
+
+// lineReader returns a file's lines one at a time. A line longer than max
+// is consumed without being kept (long is true); no line is ever held whole
+// beyond max bytes.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+// next returns the next line without its line ending. At the end it
+// returns io.EOF, with the last line if it had no newline. The line is
+// valid until the next call.
+func (lr *lineReader) next() (line []byte, long bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		switch {
+		case long:
+		case len(lr.buf)+len(frag) > lr.max+2: // +2: the line ending is not the line's
+			long = true
+			lr.buf = lr.buf[:0]
+		case err == nil && len(lr.buf) == 0:
+			return trimEOL(frag), false, nil // the common case: no copy
+		default:
+			lr.buf = append(lr.buf, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long {
+			return nil, true, err
+		}
+		if err != nil && len(lr.buf) == 0 {
+			return nil, false, err
+		}
+		return trimEOL(lr.buf), false, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
