@@ -17,35 +17,64 @@ type claudeReader struct {
 }
 
 type claudeLine struct {
-	Type             string `json:"type"`
-	Timestamp        string `json:"timestamp"`
-	SessionID        string `json:"sessionId"`
-	Cwd              string `json:"cwd"`
-	IsSidechain      bool   `json:"isSidechain"` // a subagent's turn
-	IsMeta           bool   `json:"isMeta"`      // injected by Claude Code, not typed
-	IsCompactSummary bool   `json:"isCompactSummary"`
-	Message          struct {
-		ID      string          `json:"id"`
-		Model   string          `json:"model"`
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
+	Type, Timestamp, SessionID, Cwd string
+	IsSidechain                     bool // a subagent's turn
+	IsMeta                          bool // injected by Claude Code, not typed
+	IsCompactSummary                bool
+	MsgID, Model                    string
+	Content                         []byte // message.content as JSON: a string or a list of blocks
 }
 
 type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"` // a string or a list of blocks
-	IsError   bool            `json:"is_error"`
+	Type      string
+	Text      string
+	ID        string
+	Name      string
+	Input     []byte // JSON
+	ToolUseID string
+	Content   []byte // JSON: a string or a list of blocks
+	IsError   bool
 }
 
 func (r *claudeReader) line(line []byte) error {
 	var ev claudeLine
-	if err := json.Unmarshal(line, &ev); err != nil {
+	var message []byte
+	err := fields(line, func(k, v []byte) bool {
+		switch string(k) {
+		case `"type"`:
+			ev.Type = str(v)
+		case `"timestamp"`:
+			ev.Timestamp = str(v)
+		case `"sessionId"`:
+			ev.SessionID = str(v)
+		case `"cwd"`:
+			ev.Cwd = str(v)
+		case `"isSidechain"`:
+			ev.IsSidechain = isTrue(v)
+		case `"isMeta"`:
+			ev.IsMeta = isTrue(v)
+		case `"isCompactSummary"`:
+			ev.IsCompactSummary = isTrue(v)
+		case `"message"`:
+			message = v
+		}
+		return true
+	})
+	if err != nil {
 		return err
+	}
+	if len(message) > 0 && message[0] == '{' {
+		_ = fields(message, func(k, v []byte) bool {
+			switch string(k) {
+			case `"id"`:
+				ev.MsgID = str(v)
+			case `"model"`:
+				ev.Model = str(v)
+			case `"content"`:
+				ev.Content = v
+			}
+			return true
+		})
 	}
 	b := r.b
 	b.at(ev.Timestamp)
@@ -64,19 +93,38 @@ func (r *claudeReader) line(line []byte) error {
 	return nil
 }
 
-// content decodes message content: a plain string is one text block.
-func content(raw json.RawMessage) ([]claudeBlock, error) {
+// content reads message content: a plain string is one text block. Only
+// the small fields are decoded; inputs and results stay JSON.
+func content(raw []byte) ([]claudeBlock, error) {
 	if len(raw) == 0 || raw[0] != '[' {
-		var s string
-		if len(raw) > 0 && raw[0] == '"' {
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, err
-			}
-		}
-		return []claudeBlock{{Type: "text", Text: s}}, nil
+		return []claudeBlock{{Type: "text", Text: str(raw)}}, nil
 	}
 	var blocks []claudeBlock
-	err := json.Unmarshal(raw, &blocks)
+	err := elements(raw, func(v []byte) {
+		var bl claudeBlock
+		_ = fields(v, func(k, v []byte) bool {
+			switch string(k) {
+			case `"type"`:
+				bl.Type = str(v)
+			case `"text"`:
+				bl.Text = str(v)
+			case `"id"`:
+				bl.ID = str(v)
+			case `"name"`:
+				bl.Name = str(v)
+			case `"input"`:
+				bl.Input = v
+			case `"tool_use_id"`:
+				bl.ToolUseID = str(v)
+			case `"content"`:
+				bl.Content = v
+			case `"is_error"`:
+				bl.IsError = isTrue(v)
+			}
+			return true
+		})
+		blocks = append(blocks, bl)
+	})
 	return blocks, err
 }
 
@@ -84,12 +132,12 @@ func (r *claudeReader) user(ev *claudeLine) error {
 	b := r.b
 	// Results are decoded only for calls the session tracks: most results
 	// (files read, searches) are not needed, and they are most of the bytes.
-	if !ev.IsCompactSummary && !b.wantsResult(ev.Message.Content) {
+	if !ev.IsCompactSummary && !b.wantsResult(ev.Content) {
 		if ev.IsMeta || ev.IsSidechain || b.s.FirstUserText != "" {
 			return nil
 		}
 	}
-	blocks, err := content(ev.Message.Content)
+	blocks, err := content(ev.Content)
 	if err != nil {
 		return err
 	}
@@ -123,7 +171,7 @@ func (r *claudeReader) user(ev *claudeLine) error {
 
 // wantsResult reports whether raw content may hold the result of a call
 // the builder waits for: a cheap look for the ids before decoding.
-func (b *builder) wantsResult(raw json.RawMessage) bool {
+func (b *builder) wantsResult(raw []byte) bool {
 	if len(raw) == 0 || raw[0] != '[' || (len(b.pendCmd) == 0 && len(b.pendFile) == 0) {
 		return false
 	}
@@ -141,14 +189,14 @@ func (b *builder) wantsResult(raw json.RawMessage) bool {
 }
 
 func (r *claudeReader) assistant(ev *claudeLine) error {
-	blocks, err := content(ev.Message.Content)
+	blocks, err := content(ev.Content)
 	if err != nil {
 		return err
 	}
 	b := r.b
-	synthetic := ev.Message.Model == "<synthetic>" // Claude Code's own stand-in replies
-	if !synthetic && ev.Message.Model != "" {
-		b.s.Model = ev.Message.Model
+	synthetic := ev.Model == "<synthetic>" // Claude Code's own stand-in replies
+	if !synthetic && ev.Model != "" {
+		b.s.Model = ev.Model
 	}
 	var texts []string
 	for i := range blocks {
@@ -163,7 +211,7 @@ func (r *claudeReader) assistant(ev *claudeLine) error {
 		}
 	}
 	if !synthetic && !ev.IsSidechain && len(texts) > 0 {
-		b.assistantText(ev.Message.ID, strings.Join(texts, "\n\n"))
+		b.assistantText(ev.MsgID, strings.Join(texts, "\n\n"))
 	}
 	return nil
 }
@@ -222,7 +270,7 @@ func (r *claudeReader) result(bl *claudeBlock) error {
 
 // resultText flattens a tool_result's content: a string, or blocks whose
 // text parts are joined.
-func resultText(raw json.RawMessage) (string, error) {
+func resultText(raw []byte) (string, error) {
 	blocks, err := content(raw)
 	if err != nil {
 		return "", err

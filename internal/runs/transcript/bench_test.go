@@ -1,0 +1,129 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// genClaude writes a Claude Code transcript of realistic event shapes (the
+// envelope of every line, usage blocks, toolUseResult duplicates) until it
+// has events lines or size bytes, whichever comes first. Each round is a
+// request, a file read, a search, an edit, a go test (failing one round in
+// three, with its output), a thinking block and an answer. Same seed, same
+// transcript.
+func genClaude(events, size int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	n, tool := 0, 0
+	prev := any(nil)
+	emit := func(typ string, msg map[string]any, extra map[string]any) {
+		uuid := fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), rng.IntN(1<<12), rng.Uint64()&(1<<48-1))
+		ev := map[string]any{
+			"parentUuid": prev, "isSidechain": false, "userType": "external", "cwd": "/home/dev/app",
+			"sessionId": "5b0c2f1e-8d3a-4c7e-9f21-6a4d0e7b9c13", "version": "2.1.240", "gitBranch": "main",
+			"type": typ, "message": msg, "uuid": uuid, "timestamp": t0.Add(time.Duration(n) * 1500 * time.Millisecond).Format(time.RFC3339Nano),
+		}
+		for k, v := range extra {
+			ev[k] = v
+		}
+		_ = enc.Encode(ev)
+		prev = uuid
+		n++
+	}
+	assistant := func(content ...map[string]any) {
+		emit("assistant", map[string]any{
+			"model": "claude-opus-4-5-20251101", "id": fmt.Sprintf("msg_01%022d", n), "type": "message", "role": "assistant",
+			"content": content, "stop_reason": nil, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 4, "cache_creation_input_tokens": rng.IntN(4000), "cache_read_input_tokens": 20000 + rng.IntN(80000), "output_tokens": 50 + rng.IntN(900), "service_tier": "standard"},
+		}, map[string]any{"requestId": fmt.Sprintf("req_011CX%016d", n)})
+	}
+	use := func(name string, input map[string]any) string {
+		tool++
+		id := fmt.Sprintf("toolu_01%018d", tool)
+		assistant(map[string]any{"type": "tool_use", "id": id, "name": name, "input": input})
+		return id
+	}
+	result := func(id, text string, isErr bool, tur any) {
+		b := map[string]any{"tool_use_id": id, "type": "tool_result", "content": text}
+		if isErr {
+			b["is_error"] = true
+		}
+		emit("user", map[string]any{"role": "user", "content": []any{b}}, map[string]any{"toolUseResult": tur})
+	}
+	words := strings.Fields("the ledger parser facts file trailing newline index recall query token budget task graph ready blocked merge driver review proposal")
+	sentence := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	for round := 0; n < events && buf.Len() < size; round++ {
+		file := fmt.Sprintf("/home/dev/app/internal/pkg%d/file%d.go", round%37, round%11)
+		emit("user", map[string]any{"role": "user", "content": "Please " + sentence(12 + rng.IntN(30)) + "."}, nil)
+		id := use("Read", map[string]any{"file_path": file})
+		var src strings.Builder
+		for l := 1; l <= 60+rng.IntN(120); l++ {
+			fmt.Fprintf(&src, "%6d\u2192\t%s\n", l, sentence(3+rng.IntN(9)))
+		}
+		result(id, src.String(), false, map[string]any{"type": "text", "file": map[string]any{"filePath": file, "content": src.String()}})
+		id = use("Grep", map[string]any{"pattern": "func " + words[rng.IntN(len(words))], "output_mode": "content", "-n": true})
+		result(id, fmt.Sprintf("%s:%d:func %s() {\n", file, rng.IntN(200), words[rng.IntN(len(words))]), false, map[string]any{"mode": "content", "numFiles": 1})
+		id = use("Edit", map[string]any{"file_path": file, "old_string": sentence(6), "new_string": sentence(7), "replace_all": false})
+		result(id, "The file "+file+" has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"+sentence(40), false,
+			map[string]any{"filePath": file, "oldString": sentence(6), "newString": sentence(7)})
+		id = use("Bash", map[string]any{"command": "go test ./...", "description": "Run the tests"})
+		if round%3 == 0 {
+			out := fmt.Sprintf("Exit code 1\n--- FAIL: TestRound%d (0.00s)\n    file_test.go:%d: %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/pkg%d\t0.0%ds\nFAIL", round, rng.IntN(300), sentence(8), round%37, rng.IntN(9))
+			result(id, out, true, "Error: "+out)
+		} else {
+			out := fmt.Sprintf("ok  \tgithub.com/acme/app/internal/pkg%d\t0.0%ds\nok  \tgithub.com/acme/app/internal/tasks\t0.031s", round%37, rng.IntN(9))
+			result(id, out, false, map[string]any{"stdout": out, "stderr": "", "interrupted": false, "isImage": false})
+		}
+		assistant(map[string]any{"type": "thinking", "thinking": sentence(60), "signature": "EqQBCkYIBxgCKkD3" + strings.Repeat("x", 200)})
+		assistant(map[string]any{"type": "text", "text": "Done: " + sentence(25) + "."})
+	}
+	return buf.Bytes()
+}
+
+func benchRead(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Parse(context.Background(), bytes.NewReader(data), "bench.jsonl", RuntimeClaudeCode, Options{})
+		if err != nil || len(s.Commands) == 0 {
+			b.Fatalf("Parse: %v, %d commands", err, len(s.Commands))
+		}
+	}
+}
+
+// BenchmarkReadClaude10MB: flush reads one such transcript; with a whole
+// process budget of 500 ms, reading must stay well under 300 ms.
+func BenchmarkReadClaude10MB(b *testing.B) { benchRead(b, genClaude(1<<30, 10<<20)) }
+
+func BenchmarkReadClaude1kEvents(b *testing.B)  { benchRead(b, genClaude(1_000, 1<<40)) }
+func BenchmarkReadClaude10kEvents(b *testing.B) { benchRead(b, genClaude(10_000, 1<<40)) }
+
+// TestGenClaudeReads keeps the benchmark's transcript honest: it is read
+// without a skipped line and yields what its rounds hold.
+func TestGenClaudeReads(t *testing.T) {
+	t.Parallel()
+	data := genClaude(1_000, 1<<40)
+	s, err := Parse(context.Background(), bytes.NewReader(data), "gen.jsonl", RuntimeClaudeCode, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Commands) == 0 || len(s.FilesChanged) == 0 || len(s.Tests) == 0 || len(s.Errors) == 0 || s.FirstUserText == "" || s.LastAssistantText == "" {
+		t.Errorf("generated transcript read as %d commands, %d files, %d tests, %d errors, intent %q, result %q",
+			len(s.Commands), len(s.FilesChanged), len(s.Tests), len(s.Errors), s.FirstUserText, s.LastAssistantText)
+	}
+}
