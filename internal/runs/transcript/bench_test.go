@@ -69,7 +69,7 @@ func genClaude(events, size int) []byte {
 	}
 	for round := 0; n < events && buf.Len() < size; round++ {
 		file := fmt.Sprintf("/home/dev/app/internal/pkg%d/file%d.go", round%37, round%11)
-		emit("user", map[string]any{"role": "user", "content": "Please " + sentence(12 + rng.IntN(30)) + "."}, nil)
+		emit("user", map[string]any{"role": "user", "content": "Please " + sentence(12+rng.IntN(30)) + "."}, nil)
 		id := use("Read", map[string]any{"file_path": file})
 		var src strings.Builder
 		for l := 1; l <= 60+rng.IntN(120); l++ {
