@@ -91,6 +91,8 @@ func TestReadSniffsTheFormat(t *testing.T) {
 		{"claude-session.jsonl", RuntimeCursor, RuntimeClaudeCode},
 		{"codex-rollout.jsonl", "", RuntimeCodex},
 		{"codex-rollout.jsonl", RuntimeGemini, RuntimeCodex},
+		{"codex-rollout.jsonl", RuntimeClaudeCode, RuntimeCodex}, // a wrong guess
+		{"claude-session.jsonl", RuntimeCodex, RuntimeClaudeCode},
 	} {
 		s, err := Read(context.Background(), fixture(t, tc.file), tc.runtime, Options{})
 		if err != nil {
@@ -101,6 +103,21 @@ func TestReadSniffsTheFormat(t *testing.T) {
 			t.Errorf("Read(%s, %q): runtime %q, intent %q; want %q and an intent", tc.file, tc.runtime, s.Runtime, s.FirstUserText, tc.want)
 		}
 	}
+}
+
+// A transcript the agent has not written to yet is an empty session.
+func TestReadEmptyTranscript(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "new.jsonl")
+	if err := os.WriteFile(path, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(context.Background(), path, RuntimeCodex, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSession(t, s, &Session{Runtime: RuntimeCodex, FilesChanged: []string{}, Commands: []Command{}, Tests: []Test{},
+		Errors: []string{}, TaskClaims: []string{}, TaskCloses: []string{}})
 }
 
 func TestReadUnknownFormat(t *testing.T) {

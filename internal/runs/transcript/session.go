@@ -101,9 +101,12 @@ func (e *LinesError) Error() string {
 	return fmt.Sprintf("read transcript %s: %d line%s skipped (line %d: %v)", e.Path, n, plural, e.FirstLine, e.FirstErr)
 }
 
-// Read streams the transcript at path into a Session. runtime says its
-// format (RuntimeClaudeCode or RuntimeCodex); any other value, "" included,
-// makes Read tell the format from the first lines. A missing or unreadable
+// Read streams the transcript at path into a Session. The format (Claude
+// Code or Codex) is told from the first lines, whatever runtime says: a
+// hook's runtime is a guess, the file is not. runtime only says what an
+// empty transcript is (one the agent has not written yet): an empty
+// session for RuntimeClaudeCode or RuntimeCodex, else ErrUnknownFormat, as
+// for a file of another format. A missing or unreadable
 // file is an error wrapping the os error, with no session. Otherwise the
 // session comes with a nil error, a *LinesError for skipped lines, or the
 // context's error if ctx ended first (the session then holds what was read).
@@ -141,15 +144,7 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 	}
 	b := newBuilder(opts.Root)
 	var h lineHandler
-	switch runtime {
-	case RuntimeClaudeCode:
-		h = &claudeReader{b: b}
-	case RuntimeCodex:
-		h = newCodexReader(b)
-	}
-	if h != nil {
-		b.s.Runtime = runtime
-	}
+	seen := false // a non-empty line
 	le := &LinesError{Path: name}
 	skip := func(n int, long bool, err error) {
 		if long {
@@ -182,6 +177,7 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 			skip(n, true, fmt.Errorf("longer than %d bytes", maxLine))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
+			seen = true
 			if h == nil {
 				h = sniff(line, b)
 				if h == nil && n >= sniffLines {
@@ -201,7 +197,10 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 		}
 	}
 	if h == nil {
-		return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
+		if seen || (runtime != RuntimeClaudeCode && runtime != RuntimeCodex) {
+			return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
+		}
+		b.s.Runtime = runtime // nothing written yet: an empty session of the runtime said
 	}
 	s := b.finish(h)
 	if le.FirstLine != 0 {
