@@ -293,8 +293,11 @@ func resultText(raw []byte) (string, error) {
 // exited 0, unless it was sent to the background.
 func claudeExit(text string, isError bool) (int, string) {
 	if !isError {
-		if strings.HasPrefix(text, "Command running in background with ID:") {
+		if backgrounded(text) {
 			return -1, text
+		}
+		if text == "(No content)" { // what Claude Code shows for no output
+			text = ""
 		}
 		return 0, text
 	}
@@ -305,6 +308,16 @@ func claudeExit(text string, isError bool) (int, string) {
 		}
 	}
 	return -1, text
+}
+
+// backgrounded reports whether a Bash result says the command went on in
+// the background: "Command running in background with ID: …", "Command
+// was manually backgrounded by user with ID: …", "Command exceeded the
+// assistant-mode blocking budget (…) and was moved to the background with
+// ID: …".
+func backgrounded(text string) bool {
+	first, _, _ := strings.Cut(text, "\n")
+	return strings.HasPrefix(first, "Command ") && strings.Contains(first, "background") && strings.Contains(first, " with ID: ")
 }
 
 // notRun reports whether a failed result says the tool never ran: a

@@ -149,7 +149,9 @@ func TestReadClaudeCodeExitCodes(t *testing.T) {
 		bash("c", "sleep 999"), res("c", "Command timed out after 2m 0.0s", true),
 		bash("d", "npm run dev"), res("d", "Command running in background with ID: bash_1", false),
 		bash("e", "go vet ./..."), res("e", "[Request interrupted by user for tool use]", true),
-		bash("f", "true"), res("f", "", false),
+		bash("f", "true"), res("f", "(No content)", false),
+		bash("h", "pytest -x"), res("h", "Command was manually backgrounded by user with ID: b2q4uei9c", false),
+		bash("i", "sleep 90"), res("i", `Exit code 137\n[Request interrupted by user for tool use]`, true),
 		bash("g", "memctl close app-1"), // no result: unknown, the close still counts
 	)
 	want := []Command{
@@ -159,6 +161,8 @@ func TestReadClaudeCodeExitCodes(t *testing.T) {
 		{Cmd: "npm run dev", ExitCode: -1, Output: "Command running in background with ID: bash_1"},
 		{Cmd: "go vet ./...", ExitCode: -1, Output: "[Request interrupted by user for tool use]"},
 		{Cmd: "true", ExitCode: 0, Output: ""},
+		{Cmd: "pytest -x", ExitCode: -1, Output: "Command was manually backgrounded by user with ID: b2q4uei9c"},
+		{Cmd: "sleep 90", ExitCode: 137, Output: "[Request interrupted by user for tool use]"},
 		{Cmd: "memctl close app-1", ExitCode: -1, Output: ""},
 	}
 	checkSession(t, &Session{Commands: s.Commands, Errors: s.Errors, TaskCloses: s.TaskCloses},

@@ -262,7 +262,7 @@ func (r *codexReader) result(id, text string) {
 			delete(b.pendCmd, k)
 		}
 	}
-	b.exited(i, exit, false)
+	b.exited(i, exit, exit > 0)
 }
 
 func (r *codexReader) event(p *codexPayload) {
@@ -293,7 +293,7 @@ func (r *codexReader) event(p *codexPayload) {
 		if i, ok := b.pendCmd[p.CallID]; ok && p.ExitCode != nil {
 			delete(b.pendCmd, p.CallID)
 			b.output(i, p.AggregatedOutput)
-			b.exited(i, *p.ExitCode, false)
+			b.exited(i, *p.ExitCode, *p.ExitCode > 0)
 		}
 	}
 }

@@ -168,15 +168,15 @@ func (b *builder) output(i int, text string) {
 	b.s.Commands[i].Output = strings.TrimSpace(tail(text, maxExcerpt))
 }
 
-// exited settles a command's exit status: a failure is an error to mine; a
-// command that worked, or whose status is unknown because no result came,
-// counts its task claims and closes.
-func (b *builder) exited(i, exit int, isError bool) {
+// exited settles a command's exit status: the output of a failure is an
+// error to mine; a command that worked counts its task claims and closes
+// (so does one whose result never came, at the end).
+func (b *builder) exited(i, exit int, failed bool) {
 	c := &b.s.Commands[i]
 	c.ExitCode = exit
 	out := b.cmdOut[i]
 	delete(b.cmdOut, i)
-	if exit > 0 || isError {
+	if failed {
 		b.error(out)
 	}
 	if exit == 0 {

@@ -373,6 +373,7 @@ func userText(s string) string {
 		"[Request interrupted by user",
 		"<environment_context>", "<user_instructions>", "# AGENTS.md instructions for ", "<INSTRUCTIONS>",
 		"<permissions instructions>", "<user_shell_command>", "<turn_aborted>",
+		"<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "<cross-session-message",
 	} {
 		if strings.HasPrefix(s, p) {
 			return ""
