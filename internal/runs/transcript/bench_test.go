@@ -127,3 +127,80 @@ func TestGenClaudeReads(t *testing.T) {
 			len(s.Commands), len(s.FilesChanged), len(s.Tests), len(s.Errors), s.FirstUserText, s.LastAssistantText)
 	}
 }
+
+// genCodex writes a Codex rollout of realistic shapes until it has size
+// bytes: per round a request with its event mirror, a turn context, an
+// encrypted reasoning item, a file read through exec_command, an
+// apply_patch with its patch_apply_end, a go test (failing one round in
+// three), the answer and a token count.
+func genCodex(size int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	n := 0
+	line := func(typ string, payload map[string]any) {
+		_ = enc.Encode(map[string]any{"timestamp": t0.Add(time.Duration(n) * time.Second).Format(time.RFC3339Nano), "type": typ, "payload": payload})
+		n++
+	}
+	words := strings.Fields("export csv rows trailing newline split header quote field writer reader buffer flush")
+	sentence := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	line("session_meta", map[string]any{"id": "019ab3c4-7d2e-7f10-8a4b-3c5d6e7f8091", "timestamp": t0.Format(time.RFC3339Nano), "cwd": "/home/dev/app",
+		"originator": "codex_cli_rs", "cli_version": "0.128.0", "source": "cli", "model_provider": "openai",
+		"base_instructions": map[string]any{"text": strings.Repeat(sentence(20)+"\n", 100)}})
+	call := 0
+	for round := 0; buf.Len() < size; round++ {
+		req := "Please " + sentence(20)
+		line("turn_context", map[string]any{"cwd": "/home/dev/app", "model": "gpt-5.5", "approval_policy": "on-request", "sandbox_policy": map[string]any{"type": "workspace-write"}, "effort": "high", "summary": "auto"})
+		line("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": req}}})
+		line("event_msg", map[string]any{"type": "user_message", "message": req, "images": []any{}})
+		line("response_item", map[string]any{"type": "reasoning", "summary": []any{}, "content": nil, "encrypted_content": "gAAAAAB" + strings.Repeat("Zm9vYmFy", 300)})
+		call++
+		file := fmt.Sprintf("internal/pkg%d/file%d.go", round%29, round%7)
+		line("response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": `{"cmd":"sed -n '1,200p' ` + file + `","workdir":"/home/dev/app"}`, "call_id": fmt.Sprintf("call_%d", call)})
+		var src strings.Builder
+		for l := 0; l < 80+rng.IntN(120); l++ {
+			src.WriteString(sentence(3+rng.IntN(8)) + "\n")
+		}
+		line("response_item", map[string]any{"type": "function_call_output", "call_id": fmt.Sprintf("call_%d", call),
+			"output": "Chunk ID: 4f1a2b\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: 900\nOutput:\n" + src.String()})
+		call++
+		patch := "*** Begin Patch\n*** Update File: " + file + "\n@@\n-" + sentence(6) + "\n+" + sentence(7) + "\n*** End Patch\n"
+		line("response_item", map[string]any{"type": "custom_tool_call", "status": "completed", "call_id": fmt.Sprintf("call_%d", call), "name": "apply_patch", "input": patch})
+		line("event_msg", map[string]any{"type": "patch_apply_end", "call_id": fmt.Sprintf("call_%d", call), "stdout": "Success. Updated the following files:\nM " + file + "\n", "stderr": "", "success": true,
+			"changes": map[string]any{"/home/dev/app/" + file: map[string]any{"type": "update", "unified_diff": patch, "move_path": nil}}, "status": "completed"})
+		line("response_item", map[string]any{"type": "custom_tool_call_output", "call_id": fmt.Sprintf("call_%d", call), "output": `{"output":"Success. Updated the following files:\nM ` + file + `\n","metadata":{"exit_code":0,"duration_seconds":0.0}}`})
+		call++
+		line("response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": `{"cmd":"go test ./...","workdir":"/home/dev/app"}`, "call_id": fmt.Sprintf("call_%d", call)})
+		exit, out := 0, fmt.Sprintf("ok  \tgithub.com/acme/app/internal/pkg%d\t0.012s\n", round%29)
+		if round%3 == 0 {
+			exit, out = 1, fmt.Sprintf("--- FAIL: TestRound%d (0.00s)\n    x_test.go:%d: %s\nFAIL\nFAIL\tgithub.com/acme/app/internal/pkg%d\t0.014s\n", round, rng.IntN(300), sentence(8), round%29)
+		}
+		line("response_item", map[string]any{"type": "function_call_output", "call_id": fmt.Sprintf("call_%d", call),
+			"output": fmt.Sprintf("Chunk ID: 7e2c11\nWall time: 2.1000 seconds\nProcess exited with code %d\nOriginal token count: 40\nOutput:\n%s", exit, out)})
+		answer := "Done: " + sentence(30)
+		line("response_item", map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": answer}}, "phase": "final_answer"})
+		line("event_msg", map[string]any{"type": "agent_message", "message": answer, "phase": "final_answer"})
+		line("event_msg", map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": map[string]any{"input_tokens": 40210 + round, "output_tokens": 2210}}, "rate_limits": nil})
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkReadCodex10MB(b *testing.B) {
+	data := genCodex(10 << 20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Parse(context.Background(), bytes.NewReader(data), "rollout.jsonl", RuntimeCodex, Options{})
+		if err != nil || len(s.Commands) == 0 {
+			b.Fatalf("Parse: %v, %d commands", err, len(s.Commands))
+		}
+	}
+}

@@ -26,58 +26,93 @@ func newCodexReader(b *builder) *codexReader {
 	return &codexReader{b: b, proc: map[string]int{}, cont: map[string]int{}}
 }
 
-type codexLine struct {
-	Timestamp string          `json:"timestamp"`
-	Type      string          `json:"type"`
-	Payload   json.RawMessage `json:"payload"`
+// codexPayload holds the payload fields the reader uses, of whichever type
+// (session_meta, turn_context, compacted, response_item, event_msg); the
+// rest of a payload (encrypted reasoning, base instructions, token counts)
+// is skipped unread. JSON values stay JSON until used.
+type codexPayload struct {
+	Type                   string
+	ID, Cwd, Model         string // session_meta, turn_context
+	Message                string // compacted, user_message, agent_message
+	Role                   string // message
+	Content                []byte // message: [{type, text}]
+	Name, Arguments, Input string // function_call, custom_tool_call
+	CallID                 string
+	Output                 []byte // *_output: a string or content items
+	Action                 []byte // local_shell_call: {command, working_directory}
+	Success                bool   // patch_apply_end
+	Changes                []byte // patch_apply_end: {path: change}
+	ExitCode               []byte // exec_command_end
+	AggregatedOutput       string // exec_command_end
+	LastAgentMessage       string // task_complete
 }
 
-type codexPayload struct {
-	Type string `json:"type"`
-	// session_meta, turn_context
-	ID    string `json:"id"`
-	Cwd   string `json:"cwd"`
-	Model string `json:"model"`
-	// compacted, user_message, agent_message
-	Message string `json:"message"`
-	// response_item message
-	Role    string `json:"role"`
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	// function_call, custom_tool_call, local_shell_call, outputs, events
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	Input     string          `json:"input"`
-	CallID    string          `json:"call_id"`
-	Output    json.RawMessage `json:"output"`
-	Action    struct {
-		Command []string `json:"command"`
-		Workdir string   `json:"working_directory"`
-	} `json:"action"`
-	// patch_apply_end, exec_command_end, task_complete
-	Success          bool                       `json:"success"`
-	Changes          map[string]json.RawMessage `json:"changes"`
-	ExitCode         *int                       `json:"exit_code"`
-	AggregatedOutput string                     `json:"aggregated_output"`
-	LastAgentMessage string                     `json:"last_agent_message"`
+func (p *codexPayload) set(k, v []byte) bool {
+	switch string(k) {
+	case `"type"`:
+		p.Type = str(v)
+	case `"id"`:
+		p.ID = str(v)
+	case `"cwd"`:
+		p.Cwd = str(v)
+	case `"model"`:
+		p.Model = str(v)
+	case `"message"`:
+		p.Message = str(v)
+	case `"role"`:
+		p.Role = str(v)
+	case `"content"`:
+		p.Content = v
+	case `"name"`:
+		p.Name = str(v)
+	case `"arguments"`:
+		p.Arguments = str(v)
+	case `"input"`:
+		p.Input = str(v)
+	case `"call_id"`:
+		p.CallID = str(v)
+	case `"output"`:
+		p.Output = v
+	case `"action"`:
+		p.Action = v
+	case `"success"`:
+		p.Success = isTrue(v)
+	case `"changes"`:
+		p.Changes = v
+	case `"exit_code"`:
+		p.ExitCode = v
+	case `"aggregated_output"`:
+		p.AggregatedOutput = str(v)
+	case `"last_agent_message"`:
+		p.LastAgentMessage = str(v)
+	}
+	return true
 }
 
 func (r *codexReader) line(line []byte) error {
-	var l codexLine
-	if err := json.Unmarshal(line, &l); err != nil {
+	var ts, typ string
+	var payload []byte
+	err := fields(line, func(k, v []byte) bool {
+		switch string(k) {
+		case `"timestamp"`:
+			ts = str(v)
+		case `"type"`:
+			typ = str(v)
+		case `"payload"`:
+			payload = v
+		}
+		return true
+	})
+	if err != nil {
 		return err
 	}
 	b := r.b
-	b.at(l.Timestamp)
+	b.at(ts)
 	var p codexPayload
-	if len(l.Payload) > 0 {
-		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return err
-		}
+	if len(payload) > 0 && payload[0] == '{' {
+		_ = fields(payload, p.set)
 	}
-	switch l.Type {
+	switch typ {
 	case "session_meta":
 		if b.s.SessionID == "" {
 			b.s.SessionID = p.ID
@@ -111,12 +146,25 @@ func (r *codexReader) item(p *codexPayload) {
 	b := r.b
 	switch p.Type {
 	case "message":
-		var texts []string
-		for _, c := range p.Content {
-			if c.Type == "input_text" || c.Type == "output_text" {
-				texts = append(texts, c.Text)
-			}
+		if p.Role != "user" && p.Role != "assistant" {
+			return
 		}
+		var texts []string
+		_ = elements(p.Content, func(v []byte) {
+			var typ, text string
+			_ = fields(v, func(k, v []byte) bool {
+				switch string(k) {
+				case `"type"`:
+					typ = str(v)
+				case `"text"`:
+					text = str(v)
+				}
+				return true
+			})
+			if typ == "input_text" || typ == "output_text" {
+				texts = append(texts, text)
+			}
+		})
 		switch p.Role {
 		case "user":
 			if b.s.FirstUserText == "" {
@@ -132,7 +180,13 @@ func (r *codexReader) item(p *codexPayload) {
 			b.changes(p.CallID, r.patchPaths(p.Input, r.cwd)...)
 		}
 	case "local_shell_call":
-		r.shell(p.CallID, p.Action.Command, p.Action.Workdir)
+		var a struct {
+			Command []string `json:"command"`
+			Workdir string   `json:"working_directory"`
+		}
+		if json.Unmarshal(p.Action, &a) == nil {
+			r.shell(p.CallID, a.Command, a.Workdir)
+		}
 	case "function_call_output", "custom_tool_call_output":
 		r.result(p.CallID, outputText(p.Output))
 	}
@@ -277,11 +331,12 @@ func (r *codexReader) event(p *codexPayload) {
 	case "task_complete":
 		b.assistantText("", strings.TrimSpace(p.LastAgentMessage))
 	case "patch_apply_end":
-		if p.Success {
-			keys := make([]string, 0, len(p.Changes))
-			for k := range p.Changes {
-				keys = append(keys, k)
-			}
+		if p.Success && len(p.Changes) > 0 && p.Changes[0] == '{' {
+			var keys []string
+			_ = fields(p.Changes, func(k, _ []byte) bool {
+				keys = append(keys, str(k))
+				return true
+			})
 			slices.Sort(keys)
 			for _, k := range keys {
 				b.files.add(b.path(k, r.cwd))
@@ -290,24 +345,23 @@ func (r *codexReader) event(p *codexPayload) {
 	case "exec_command_end":
 		// Persisted only in Codex's extended mode; the call's output, which
 		// follows, says the same, so this settles only a command still open.
-		if i, ok := b.pendCmd[p.CallID]; ok && p.ExitCode != nil {
+		code, err := strconv.Atoi(string(p.ExitCode))
+		if i, ok := b.pendCmd[p.CallID]; ok && err == nil {
 			delete(b.pendCmd, p.CallID)
 			b.output(i, p.AggregatedOutput)
-			b.exited(i, *p.ExitCode, *p.ExitCode > 0)
+			b.exited(i, code, code > 0)
 		}
 	}
 }
 
 // outputText flattens a function output: a string, or content items whose
 // text parts are joined.
-func outputText(raw json.RawMessage) string {
+func outputText(raw []byte) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	if raw[0] == '"' {
-		var s string
-		_ = json.Unmarshal(raw, &s)
-		return s
+		return str(raw)
 	}
 	var items []struct {
 		Type string `json:"type"`

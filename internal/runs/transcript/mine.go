@@ -99,11 +99,10 @@ func looksLikeError(line string) bool {
 // path::test, path::test PASSED), jest (✓, ✕, ○ skipped) and cargo test
 // (test name ... ok/FAILED/ignored).
 func testResults(out string, add func(name, status string)) {
-	if !strings.Contains(out, "--- ") && !strings.Contains(out, "::") && !strings.Contains(out, " ... ") &&
-		!strings.ContainsAny(out, "✓✕○√×") {
+	js := (strings.Contains(out, "Tests") || strings.Contains(out, "PASS ") || strings.Contains(out, "FAIL ")) && jsReport(out)
+	if !js && !strings.Contains(out, "--- ") && !strings.Contains(out, "::") && !strings.Contains(out, " ... ") {
 		return
 	}
-	js := jsReport(out)
 	for line := range strings.Lines(out) {
 		line = strings.TrimSpace(line)
 		if name, status, ok := testLine(line, js); ok {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // A small structural JSON scanner for the hot path: Claude Code lines are
@@ -172,14 +175,95 @@ func str(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1])
+	body := v[1 : len(v)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 && utf8.Valid(body) {
+		return string(body)
 	}
+	if i >= 0 {
+		if s, ok := unquote(body, i); ok && utf8.ValidString(s) {
+			return s
+		}
+	}
+	// Invalid UTF-8 (encoding/json makes it U+FFFD) or an odd escape.
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return ""
 	}
 	return s
+}
+
+// unquote decodes the escapes of a JSON string's body, the first at i. It
+// gives up (false) on what it does not know; str then asks encoding/json.
+func unquote(body []byte, i int) (string, bool) {
+	out := make([]byte, 0, len(body))
+	for {
+		out = append(out, body[:i]...)
+		if i+1 >= len(body) {
+			return "", false
+		}
+		switch c := body[i+1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+			body = body[i+2:]
+		case 'n':
+			out = append(out, '\n')
+			body = body[i+2:]
+		case 't':
+			out = append(out, '\t')
+			body = body[i+2:]
+		case 'r':
+			out = append(out, '\r')
+			body = body[i+2:]
+		case 'b':
+			out = append(out, '\b')
+			body = body[i+2:]
+		case 'f':
+			out = append(out, '\f')
+			body = body[i+2:]
+		case 'u':
+			r, n := unicodeEscape(body[i:])
+			if n == 0 {
+				return "", false
+			}
+			out = utf8.AppendRune(out, r)
+			body = body[i+n:]
+		default:
+			return "", false
+		}
+		if i = bytes.IndexByte(body, '\\'); i < 0 {
+			return string(append(out, body...)), true
+		}
+	}
+}
+
+// unicodeEscape decodes \uXXXX at the start of b, or a surrogate pair of
+// two; n is the bytes used, 0 if malformed. A lone surrogate is U+FFFD, as
+// encoding/json makes it.
+func unicodeEscape(b []byte) (r rune, n int) {
+	hex4 := func(b []byte) rune {
+		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+			return -1
+		}
+		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return rune(v)
+	}
+	r = hex4(b)
+	if r < 0 {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2 := hex4(b[6:]); r2 >= 0 {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
 }
 
 func isTrue(v []byte) bool { return string(v) == "true" }

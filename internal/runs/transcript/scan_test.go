@@ -67,3 +67,20 @@ func TestStr(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStr: str decodes every JSON string as encoding/json does.
+func FuzzStr(f *testing.F) {
+	for _, s := range []string{`"a\nb"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\\\/\b\f\r\t"`, `"\u12"`, `"\x"`, `"日本\"語"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want string
+		// str gets what the scanner cuts out: one string, no space around it.
+		if json.Unmarshal(data, &want) != nil || len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+			return
+		}
+		if got := str(data); got != want {
+			t.Errorf("str(%s) = %q, want %q", data, got, want)
+		}
+	})
+}
