@@ -160,7 +160,9 @@ func (r *claudeReader) user(ev *claudeLine) error {
 	default:
 		var typed []string
 		for _, t := range texts {
-			if t = userText(t); t != "" {
+			if c := commandIntent(t); c != "" {
+				typed = append(typed, c)
+			} else if t = userText(t); t != "" {
 				typed = append(typed, t)
 			}
 		}

@@ -97,6 +97,20 @@ func TestReadClaudeCodeCompactSummary(t *testing.T) {
 	}
 }
 
+// A session started with a custom slash command has that command as its
+// intent; Claude Code's expansion of it (isMeta) is not typed.
+func TestReadClaudeCodeSlashCommandIntent(t *testing.T) {
+	t.Parallel()
+	s := readLines(t, Options{},
+		`{"type":"user","message":{"role":"user","content":"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"}}`,
+		`{"type":"user","message":{"role":"user","content":"<command-message>fix-issue is running…</command-message>\n<command-name>/fix-issue</command-name>\n<command-args>app-3f2</command-args>"}}`,
+		`{"type":"user","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"Find issue app-3f2 with memctl show, fix it, and close it."}]}}`,
+	)
+	if want := "/fix-issue app-3f2"; s.FirstUserText != want {
+		t.Errorf("FirstUserText = %q, want %q", s.FirstUserText, want)
+	}
+}
+
 // Edits name their file in file_path (Edit, Write, MultiEdit) or
 // notebook_path (NotebookEdit); paths outside the root stay absolute, and
 // Options.Root wins over the session's cwd.

@@ -381,6 +381,40 @@ func userText(s string) string {
 	return s
 }
 
+// commandIntent is the request a slash command carries: "/fix-issue 123"
+// for a custom command, "" for Claude Code's own commands (/clear,
+// /compact, /model, …), which are not requests, and for other text.
+func commandIntent(s string) string {
+	name := element(s, "command-name")
+	if name == "" {
+		return ""
+	}
+	switch strings.TrimPrefix(name, "/") {
+	case "clear", "compact", "model", "exit", "quit", "resume", "continue", "config", "login", "logout", "cost",
+		"help", "memory", "permissions", "status", "vim", "ide", "mcp", "agents", "hooks", "doctor", "context",
+		"rewind", "export", "add-dir", "bashes", "statusline", "usage", "theme", "terminal-setup", "privacy-settings",
+		"release-notes", "upgrade", "feedback", "bug", "output-style", "todos", "plugin", "sandbox", "fast":
+		return ""
+	}
+	if args := strings.TrimSpace(element(s, "command-args")); args != "" {
+		return name + " " + args
+	}
+	return name
+}
+
+// element returns the trimmed text of the first <tag>…</tag> in s.
+func element(s, tag string) string {
+	_, rest, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return ""
+	}
+	text, _, ok := strings.Cut(rest, "</"+tag+">")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(text)
+}
+
 // removeElements removes every <tag>…</tag> from s.
 func removeElements(s, tag string) string {
 	open, end := "<"+tag+">", "</"+tag+">"

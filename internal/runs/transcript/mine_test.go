@@ -133,3 +133,18 @@ func TestUserText(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandIntent(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"<command-message>fix-issue is running…</command-message>\n<command-name>/fix-issue</command-name>\n<command-args>123 in the parser</command-args>": "/fix-issue 123 in the parser",
+		"<command-name>/review-pr</command-name>\n<command-message>review-pr</command-message>\n<command-args></command-args>":                              "/review-pr",
+		"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>":                                      "",
+		"<command-name>/model</command-name>\n<command-args>opus</command-args>":                                                                            "",
+		"fix the build": "",
+	} {
+		if got := commandIntent(in); got != want {
+			t.Errorf("commandIntent(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
