@@ -64,6 +64,7 @@ func ParseHookInput(r io.Reader) (HookInput, error) {
 	if len(data) > maxHookInput {
 		return HookInput{}, fmt.Errorf("hook input: longer than %d bytes", maxHookInput)
 	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a BOM, as Windows shells may pipe
 	if len(bytes.TrimSpace(data)) == 0 {
 		return HookInput{Runtime: RuntimeUnknown}, nil
 	}

@@ -71,6 +71,14 @@ func TestParseHookInputEmptyIsNoInput(t *testing.T) {
 	}
 }
 
+func TestParseHookInputSkipsABOM(t *testing.T) {
+	t.Parallel()
+	got, err := ParseHookInput(strings.NewReader("\xef\xbb\xbf" + `{"session_id":"a","transcript_path":"/home/u/.claude/projects/-x/a.jsonl"}` + "\r\n"))
+	if err != nil || got.SessionID != "a" || got.Runtime != RuntimeClaudeCode {
+		t.Errorf("ParseHookInput with a BOM = %+v, %v", got, err)
+	}
+}
+
 func TestParseHookInputGarbageIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{
