@@ -13,7 +13,8 @@ import (
 // content is a string or a list of blocks: text, thinking, tool_use
 // {id, name, input} and tool_result {tool_use_id, content, is_error}.
 type claudeReader struct {
-	b *builder
+	b         *builder
+	sidechain bool // a subagent's own transcript: every line is a sidechain's
 }
 
 type claudeLine struct {
@@ -63,6 +64,7 @@ func (r *claudeReader) line(line []byte) error {
 	if err != nil {
 		return err
 	}
+	ev.IsSidechain = ev.IsSidechain || r.sidechain
 	if len(message) > 0 && message[0] == '{' {
 		_ = fields(message, func(k, v []byte) bool {
 			switch string(k) {
@@ -197,7 +199,7 @@ func (r *claudeReader) assistant(ev *claudeLine) error {
 	}
 	b := r.b
 	synthetic := ev.Model == "<synthetic>" // Claude Code's own stand-in replies
-	if !synthetic && ev.Model != "" {
+	if !synthetic && !ev.IsSidechain && ev.Model != "" { // a subagent may run on another model
 		b.s.Model = ev.Model
 	}
 	var texts []string

@@ -97,6 +97,53 @@ func TestReadClaudeCodeCompactSummary(t *testing.T) {
 	}
 }
 
+// Newer Claude Code writes a subagent's turns to
+// <session>/subagents/agent-*.jsonl: its edits, commands, tests, errors
+// and closes are the session's, its prompt and answer are not.
+func TestReadClaudeCodeSubagents(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, lines ...string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("s1.jsonl",
+		`{"type":"user","message":{"role":"user","content":"fix the export with a subagent"},"sessionId":"s1","cwd":"/w","timestamp":"2026-11-23T10:00:00Z"}`,
+		`{"type":"assistant","message":{"id":"m1","model":"claude-opus-5","role":"assistant","content":[{"type":"tool_use","id":"toolu_T","name":"Task","input":{"prompt":"fix csv.go"}}]},"sessionId":"s1","timestamp":"2026-11-23T10:00:01Z"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_T","content":"fixed"}]},"sessionId":"s1","timestamp":"2026-11-23T10:05:00Z"}`,
+		`{"type":"assistant","message":{"id":"m2","model":"claude-opus-5","role":"assistant","content":[{"type":"text","text":"The subagent fixed csv.go."}]},"sessionId":"s1","timestamp":"2026-11-23T10:05:01Z"}`,
+	)
+	write("s1/subagents/agent-a1.jsonl",
+		`{"isSidechain":true,"agentId":"a1","type":"user","message":{"role":"user","content":"fix csv.go"},"sessionId":"s1","cwd":"/w","timestamp":"2026-11-23T10:00:02Z"}`,
+		`{"isSidechain":true,"agentId":"a1","type":"assistant","message":{"id":"m3","model":"claude-haiku-5","role":"assistant","content":[{"type":"tool_use","id":"toolu_E","name":"Edit","input":{"file_path":"/w/csv.go","old_string":"a","new_string":"b"}}]},"timestamp":"2026-11-23T10:00:03Z"}`,
+		`{"isSidechain":true,"agentId":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_E","content":"ok"}]},"timestamp":"2026-11-23T10:00:04Z"}`,
+		`{"isSidechain":true,"agentId":"a1","type":"assistant","message":{"id":"m4","model":"claude-haiku-5","role":"assistant","content":[{"type":"tool_use","id":"toolu_B","name":"Bash","input":{"command":"go test ./... && memctl close app-1"}}]},"timestamp":"2026-11-23T10:00:05Z"}`,
+		`{"isSidechain":true,"agentId":"a1","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":"Exit code 1\n--- FAIL: TestCSV (0.00s)","is_error":true}]},"timestamp":"2026-11-23T10:00:06Z"}`,
+		`{"isSidechain":true,"agentId":"a1","type":"assistant","message":{"id":"m5","model":"claude-haiku-5","role":"assistant","content":[{"type":"text","text":"done, tests fail"}]},"timestamp":"2026-11-23T10:00:07Z"}`,
+	)
+	write("s1/subagents/agent-a1.meta.json", `{"agentType":"general-purpose"}`)
+	s, err := Read(context.Background(), filepath.Join(dir, "s1.jsonl"), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSession(t, s, &Session{
+		Runtime: RuntimeClaudeCode, SessionID: "s1", Model: "claude-opus-5", Cwd: "/w",
+		Started: mustTime(t, "2026-11-23T10:00:00Z"), Ended: mustTime(t, "2026-11-23T10:05:01Z"),
+		FirstUserText: "fix the export with a subagent", LastAssistantText: "The subagent fixed csv.go.",
+		FilesChanged: []string{"csv.go"},
+		Commands:     []Command{{Cmd: "go test ./... && memctl close app-1", ExitCode: 1, Output: "--- FAIL: TestCSV (0.00s)"}},
+		Tests:        []Test{{Name: "TestCSV", Status: "fail"}},
+		Errors:       []string{"--- FAIL: TestCSV (0.00s)"},
+		TaskClaims:   []string{}, TaskCloses: []string{},
+	})
+}
+
 // A session started with a custom slash command has that command as its
 // intent; Claude Code's expansion of it (isMeta) is not typed.
 func TestReadClaudeCodeSlashCommandIntent(t *testing.T) {

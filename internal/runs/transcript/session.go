@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -106,26 +108,40 @@ func (e *LinesError) Error() string {
 // hook's runtime is a guess, the file is not. runtime only says what an
 // empty transcript is (one the agent has not written yet): an empty
 // session for RuntimeClaudeCode or RuntimeCodex, else ErrUnknownFormat, as
-// for a file of another format. A missing or unreadable
-// file is an error wrapping the os error, with no session. Otherwise the
-// session comes with a nil error, a *LinesError for skipped lines, or the
-// context's error if ctx ended first (the session then holds what was read).
+// for a file of another format.
+//
+// A Claude Code session's subagents write their own transcripts, in
+// <session>/subagents/agent-*.jsonl beside <session>.jsonl: Read takes
+// their files changed, commands, tests, errors and tasks too (after the
+// session's own), not their prompts or answers.
+//
+// A missing or unreadable file is an error wrapping the os error, with no
+// session. Otherwise the session comes with a nil error, a *LinesError for
+// skipped lines, or the context's error if ctx ended first (the session
+// then holds what was read).
 func Read(ctx context.Context, path, runtime string, opts Options) (*Session, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	defer f.Close()
-	s, err := parse(ctx, f, path, runtime, opts)
-	if err != nil && s == nil {
-		return nil, err
+	p := newParser(ctx, runtime, opts)
+	le, err := p.lines(f, path)
+	if err == nil && p.b.s.Runtime == RuntimeClaudeCode {
+		var sub *LinesError
+		sub, err = p.subagents(path)
+		if le == nil {
+			le = sub
+		}
 	}
-	return s, err
+	return p.result(le, err, runtime)
 }
 
-// Parse is Read on a stream; name is what errors call it.
+// Parse is Read on a stream (no subagent files); name is what errors call it.
 func Parse(ctx context.Context, r io.Reader, name, runtime string, opts Options) (*Session, error) {
-	return parse(ctx, r, name, runtime, opts)
+	p := newParser(ctx, runtime, opts)
+	le, err := p.lines(r, name)
+	return p.result(le, err, runtime)
 }
 
 // lineHandler takes one transcript line (without its newline); an error
@@ -137,14 +153,27 @@ type lineHandler interface {
 // sniffLines is how many lines Read looks at to tell the format.
 const sniffLines = 64
 
-func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options) (*Session, error) {
-	maxLine := opts.MaxLineBytes
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLineBytes
+// parser reads the lines of one session's transcript files into a builder.
+type parser struct {
+	ctx     context.Context
+	b       *builder
+	h       lineHandler
+	maxLine int
+	seen    bool // a non-empty line
+	unknown bool // no format found in the first lines
+}
+
+func newParser(ctx context.Context, runtime string, opts Options) *parser {
+	p := &parser{ctx: ctx, b: newBuilder(opts.Root), maxLine: opts.MaxLineBytes}
+	if p.maxLine <= 0 {
+		p.maxLine = DefaultMaxLineBytes
 	}
-	b := newBuilder(opts.Root)
-	var h lineHandler
-	seen := false // a non-empty line
+	return p
+}
+
+// lines reads one file's lines. Skipped lines come back as a *LinesError;
+// the error is the context's, a read error or ErrUnknownFormat.
+func (p *parser) lines(r io.Reader, name string) (*LinesError, error) {
 	le := &LinesError{Path: name}
 	skip := func(n int, long bool, err error) {
 		if long {
@@ -156,17 +185,16 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 			le.FirstLine, le.FirstErr = n, err
 		}
 	}
-	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), max: maxLine}
-	n := 0
-	for {
+	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), max: p.maxLine}
+	for n := 0; ; {
 		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return b.finish(h), err
+			if err := p.ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
 		line, long, err := lr.next()
 		if err != nil && !errors.Is(err, io.EOF) {
-			return b.finish(h), fmt.Errorf("read transcript %s: %w", name, err)
+			return nil, fmt.Errorf("read transcript %s: %w", name, err)
 		}
 		if line == nil && !long && errors.Is(err, io.EOF) {
 			break
@@ -174,21 +202,21 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 		n++
 		switch {
 		case long:
-			skip(n, true, fmt.Errorf("longer than %d bytes", maxLine))
+			skip(n, true, fmt.Errorf("longer than %d bytes", p.maxLine))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			seen = true
-			if h == nil {
-				h = sniff(line, b)
-				if h == nil && n >= sniffLines {
+			p.seen = true
+			if p.h == nil {
+				if p.h = sniff(line, p.b); p.h == nil && n >= sniffLines {
+					p.unknown = true
 					return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
 				}
 			}
-			if h == nil {
+			if p.h == nil {
 				if !json.Valid(line) {
 					skip(n, false, errNotJSON(line))
 				}
-			} else if perr := h.line(line); perr != nil {
+			} else if perr := p.h.line(line); perr != nil {
 				skip(n, false, perr)
 			}
 		}
@@ -196,14 +224,68 @@ func parse(ctx context.Context, r io.Reader, name, runtime string, opts Options)
 			break
 		}
 	}
-	if h == nil {
-		if seen || (runtime != RuntimeClaudeCode && runtime != RuntimeCodex) {
-			return nil, fmt.Errorf("read transcript %s: %w", name, ErrUnknownFormat)
-		}
-		b.s.Runtime = runtime // nothing written yet: an empty session of the runtime said
+	if le.FirstLine == 0 {
+		return nil, nil
 	}
-	s := b.finish(h)
-	if le.FirstLine != 0 {
+	return le, nil
+}
+
+// subagents reads the transcripts of a Claude Code session's subagents, in
+// name order. A file that cannot be opened is passed over: the session's
+// own transcript is what was asked for.
+func (p *parser) subagents(path string) (*LinesError, error) {
+	base, ok := strings.CutSuffix(path, ".jsonl")
+	if !ok {
+		return nil, nil
+	}
+	dir := filepath.Join(base, "subagents")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	own := p.h
+	defer func() { p.h = own }()
+	p.h = &claudeReader{b: p.b, sidechain: true}
+	var first *LinesError
+	for _, e := range entries { // ReadDir sorts by name
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		le, err := p.lines(f, filepath.Join(dir, name))
+		f.Close()
+		if err != nil {
+			return first, err
+		}
+		if first == nil {
+			first = le
+		}
+	}
+	return first, nil
+}
+
+// result ends the read. A transcript with lines but no format found is
+// ErrUnknownFormat; one without lines is an empty session of the runtime
+// the caller said, if it said one.
+func (p *parser) result(le *LinesError, err error, runtime string) (*Session, error) {
+	if p.unknown {
+		return nil, err
+	}
+	if err == nil && p.h == nil {
+		if p.seen || (runtime != RuntimeClaudeCode && runtime != RuntimeCodex) {
+			return nil, fmt.Errorf("read transcript: %w", ErrUnknownFormat)
+		}
+		p.b.s.Runtime = runtime
+	}
+	s := p.b.finish(p.h)
+	switch {
+	case err != nil:
+		return s, err
+	case le != nil:
 		return s, le
 	}
 	return s, nil
