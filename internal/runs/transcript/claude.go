@@ -198,8 +198,10 @@ func (r *claudeReader) assistant(ev *claudeLine) error {
 		return err
 	}
 	b := r.b
-	synthetic := ev.Model == "<synthetic>" // Claude Code's own stand-in replies
-	if !synthetic && !ev.IsSidechain && ev.Model != "" { // a subagent may run on another model
+	// "<synthetic>" marks Claude Code's own stand-in replies; a subagent
+	// may run on another model than the session's.
+	synthetic := ev.Model == "<synthetic>"
+	if !synthetic && !ev.IsSidechain && ev.Model != "" {
 		b.s.Model = ev.Model
 	}
 	var texts []string
