@@ -414,6 +414,15 @@ func formatStep(n int, text string) []string {
 	return FormatFact(strconv.Itoa(n)+". ", text, "")
 }
 
+// FormatSteps renders steps as the numbered list a playbook holds.
+func FormatSteps(steps []string) string {
+	var lines []string
+	for i, s := range steps {
+		lines = append(lines, formatStep(i+1, s)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func longestRun(s string, c byte) int {
 	best, n := 0, 0
 	for i := 0; i < len(s); i++ {

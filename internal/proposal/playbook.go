@@ -108,7 +108,7 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 	if err != nil {
 		return nil, err
 	}
-	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: FormatSteps(steps)}}
+	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: ledger.FormatSteps(steps)}}
 	return p, b.Proposals.Save(p)
 }
 
@@ -149,26 +149,6 @@ func evidenceRefs(ev []Evidence) []string {
 	return out
 }
 
-// FormatSteps renders steps as the numbered list a playbook holds.
-func FormatSteps(steps []string) string {
-	var b strings.Builder
-	for i, s := range steps {
-		lines := strings.Split(s, "\n")
-		marker := fmt.Sprintf("%d. ", i+1)
-		for j, l := range lines {
-			switch {
-			case j == 0:
-				b.WriteString(marker + l)
-			case strings.TrimSpace(l) == "":
-			default:
-				b.WriteString(strings.Repeat(" ", len(marker)) + l)
-			}
-			b.WriteByte('\n')
-		}
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
 // approvePlaybook writes a playbook proposal's steps and evidence into the
 // signature's playbook file (a new file, or appended to the one there),
 // then the approved proposal. A playbook has no text to edit.
@@ -207,6 +187,6 @@ func (b *Book) approvePlaybook(p *Proposal, text, reviewer string, now time.Time
 	}
 	now = now.UTC().Truncate(time.Second)
 	p.Status, p.Reviewer, p.ReviewedAt = StatusApproved, reviewer, &now
-	p.History = append(p.History, Event{Action: "approved", By: reviewer, At: now, NewContent: FormatSteps(p.Steps)})
+	p.History = append(p.History, Event{Action: "approved", By: reviewer, At: now, NewContent: ledger.FormatSteps(p.Steps)})
 	return b.Proposals.Save(p)
 }
