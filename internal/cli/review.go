@@ -42,6 +42,10 @@ someone else decided meanwhile is reported and skipped (exit 5).
 instead, for screen readers and scripts: a number per choice, q quits, the
 end of input stops (exit 130).
 
+Playbook proposals (memctl playbook propose) show the error and the fix
+steps as they would be numbered; they have no edit, and approving writes
+.ledger/playbooks/<signature>.md or adds the new steps to it.
+
 The reviewer is --reviewer, else MEMCTL_ACTOR, else git's user.name.
 
 Every choice has a flag, for scripts and CI:
