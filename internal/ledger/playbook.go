@@ -86,6 +86,8 @@ type Playbook struct {
 	fixEnd, evidenceEnd int
 	// nextStep is the number the next step gets.
 	nextStep int
+	// headingLine is the line of the "# Playbook" heading.
+	headingLine int
 }
 
 // Step is one fix step.
@@ -190,7 +192,7 @@ func ParsePlaybook(path string, src []byte) *Playbook {
 		}
 	}
 	if _, ok := seen[sectionFix]; !ok && p.Signature != "" {
-		p.problem(len(lines)+1, `no "## Fix" section; the fix steps are a numbered list under that heading`)
+		p.problem(p.headingLine, `no "## Fix" section; the fix steps are a numbered list under that heading`)
 	} else if ok && len(p.Steps) == 0 {
 		p.problem(seen[sectionFix], `the "## Fix" section has no steps; write them as a numbered list (1. …)`)
 	}
@@ -213,6 +215,7 @@ func (p *Playbook) parseHeading(lines []string) []section {
 		p.problem(1, "is empty; "+want)
 		return nil
 	}
+	p.headingLine = i + 1
 	fields := strings.Fields(strings.TrimPrefix(lines[i], "# "))
 	switch {
 	case !strings.HasPrefix(lines[i], "# ") || len(fields) != 2 || !strings.EqualFold(fields[0], "playbook"):
@@ -293,9 +296,9 @@ func (p *Playbook) blockText(s section) string {
 	}
 	for end := start + 1; end < len(s.lines); end++ {
 		if closesFence(s.lines[end], fence) {
-			for _, l := range s.lines[end+1:] {
-				if strings.TrimSpace(l) != "" {
-					p.problem(s.line+1+end+1, fmt.Sprintf("text after the code block of %q; put it inside the block or in a section of its own", s.name))
+			for k := end + 1; k < len(s.lines); k++ {
+				if strings.TrimSpace(s.lines[k]) != "" {
+					p.problem(s.line+1+k, fmt.Sprintf("text after the code block of %q; put it inside the block or in a section of its own", s.name))
 					break
 				}
 			}
@@ -317,7 +320,9 @@ func (p *Playbook) parseSteps(s section) {
 	)
 	flush := func() {
 		if cur != nil {
-			cur.Text = tidy(strings.Join(text, "\n"))
+			if cur.Text = tidy(strings.Join(text, "\n")); cur.Text == "" {
+				p.problem(cur.Line, "an empty step; write the step after its number or delete the line")
+			}
 			p.Steps = append(p.Steps, *cur)
 			cur, text = nil, nil
 		}
