@@ -48,6 +48,7 @@ const (
 	RuleFactsParse       = "facts-parse"
 	RuleFactsDuplicate   = "facts-duplicate-id"
 	RuleProposalJSON     = "proposal-json"
+	RulePlaybookParse    = "playbook-parse"
 	RuleProposalStale    = "proposal-stale"
 	RuleIssuesJSONL      = "issues-jsonl"
 	RuleAgentsBlock      = "agents-block"
@@ -139,6 +140,9 @@ func Run(ctx context.Context, ws *config.Workspace, opts Options) (*Report, erro
 	}
 	r.Issues = issues.Issues
 	r.Findings = append(r.Findings, issues.Findings...)
+	if err := r.checkPlaybooks(ws); err != nil {
+		return nil, err
+	}
 	if err := r.checkAgents(ws); err != nil {
 		return nil, err
 	}

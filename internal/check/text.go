@@ -38,12 +38,18 @@ const controlHint = "delete the character: a terminal acts on it (escape sequenc
 
 // checkFactsText scans a facts file for secrets and control characters.
 func checkFactsText(f *ledger.File) ([]Finding, error) {
-	src := f.Source()
+	return checkText(f.Path, f.Source(), func(n int) string { return factAt(f, n) })
+}
+
+// checkText scans a Markdown file memctl reads (facts, playbooks) for
+// secrets and control characters; what names the part of the file line n
+// belongs to.
+func checkText(file string, src []byte, what func(n int) string) ([]Finding, error) {
 	found, err := secrets.Scan(string(src))
 	if err != nil {
 		return nil, err
 	}
-	out := secretFindings(f.Path, found)
+	out := secretFindings(file, found)
 	n := 0
 	for rest := src; len(rest) > 0; {
 		n++
@@ -55,8 +61,8 @@ func checkFactsText(f *ledger.File) ([]Finding, error) {
 		}
 		var te *secrets.TextError
 		if err := secrets.CheckText(secrets.Field{Text: string(line)}); errors.As(err, &te) {
-			out = append(out, Finding{Severity: Warning, Rule: RuleControlCharacter, File: f.Path, Line: n,
-				Message: fmt.Sprintf("%s has %s at column %d", factAt(f, n), te.What, te.Column), Hint: controlHint})
+			out = append(out, Finding{Severity: Warning, Rule: RuleControlCharacter, File: file, Line: n,
+				Message: fmt.Sprintf("%s has %s at column %d", what(n), te.What, te.Column), Hint: controlHint})
 		}
 	}
 	return out, nil

@@ -226,7 +226,8 @@ func (e *Env) similarityMatcher(ctx context.Context, ws *config.Workspace) *reca
 func (e *Env) book(ws *config.Workspace) *proposal.Book {
 	return &proposal.Book{
 		FactsDir: ws.Path(config.FactsDir), FactsRel: config.FactsDir,
-		Proposals: proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir},
-		Config:    ws.Config.Facts,
+		Proposals:    proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir},
+		PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir,
+		Config: ws.Config.Facts,
 	}
 }

@@ -82,7 +82,7 @@ func (r *Refusal) note() string {
 // and on the edit when an approval was refused, since only an edit can
 // change the text.
 func (r *Refusal) choice(p *proposal.Proposal) string {
-	if r.Decision.Choice == choiceApprove && p.Action != proposal.ActionRemove {
+	if r.Decision.Choice == choiceApprove && p.Action != proposal.ActionRemove && !p.IsPlaybook() {
 		return choiceEdit
 	}
 	return r.Decision.Choice
@@ -90,11 +90,13 @@ func (r *Refusal) choice(p *proposal.Proposal) string {
 
 type option struct{ label, choice string }
 
-// options are the choices a proposal offers: a removal has no text to edit.
+// options are the choices a proposal offers: a removal has no text to
+// edit, nor has a playbook proposal (a reviewer rejects steps with
+// feedback).
 func options(p *proposal.Proposal) []option {
 	opts := []option{{"Approve", choiceApprove}, {"Edit, then approve", choiceEdit}, {"Reject with feedback", choiceReject},
 		{"Skip for now", choiceSkip}, {"Quit", choiceQuit}}
-	if p.Action == proposal.ActionRemove {
+	if p.Action == proposal.ActionRemove || p.IsPlaybook() {
 		opts = append(opts[:1], opts[2:]...)
 	}
 	return opts

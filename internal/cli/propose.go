@@ -131,11 +131,14 @@ func proposalError(err error) error {
 		bud *proposal.BudgetError
 		cat *proposal.CategoryError
 		cfl *ledger.ConflictError
+		pbe *ledger.PlaybookError
 		mis *proposal.CategoryMismatchError
 	)
 	switch {
 	case errors.As(err, &cfl):
 		return withHint(err, "resolve the merge in "+cfl.Path+" (keep the facts of both sides, delete the marker lines), git add it, then run this again")
+	case errors.As(err, &pbe):
+		return withHint(err, "memctl does not write into a playbook it cannot read: fix the line (memctl check lists every problem), then run this again")
 	case errors.Is(err, proposal.ErrFactNotFound):
 		return withHint(&notFoundError{err}, `run "memctl facts" to see fact ids`)
 	case errors.As(err, &mis):

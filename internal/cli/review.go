@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,10 @@ someone else decided meanwhile is reported and skipped (exit 5).
 --accessible (or MEMCTL_ACCESSIBLE=1) asks line by line on plain stdin
 instead, for screen readers and scripts: a number per choice, q quits, the
 end of input stops (exit 130).
+
+Playbook proposals (memctl playbook propose) show the error and the fix
+steps as they would be numbered; they have no edit, and approving writes
+.ledger/playbooks/<signature>.md or adds the new steps to it.
 
 The reviewer is --reviewer, else MEMCTL_ACTOR, else git's user.name.
 
@@ -198,11 +203,15 @@ func listProposals(env *Env, book *proposal.Book, opts reviewOptions) error {
 				content = f.Text
 			}
 		}
+		category := p.Category
+		if p.IsPlaybook() {
+			category, content = proposal.KindPlaybook, proposalSummary(p)
+		}
 		text := visibleLine(oneLine(content))
 		if p.Status == proposal.StatusRejected && p.Feedback != "" {
 			text += "  [feedback: " + visibleLine(oneLine(p.Feedback)) + "]"
 		}
-		t.row(p.ID, p.Status, p.Category, p.Action, p.CreatedAt.UTC().Format(time.RFC3339), text)
+		t.row(p.ID, p.Status, category, p.Action, p.CreatedAt.UTC().Format(time.RFC3339), text)
 	}
 	return t.flush()
 }
@@ -224,7 +233,7 @@ func decide(env *Env, ws *config.Workspace, book *proposal.Book, p *proposal.Pro
 		return proposalError(err)
 	}
 	if opts.approve && opts.commit {
-		if err := commitApproval(ws, p, reviewer, email, now); err != nil {
+		if err := commitApproval(ws, book, p, reviewer, email, now); err != nil {
 			return err
 		}
 	}
@@ -234,22 +243,30 @@ func decide(env *Env, ws *config.Workspace, book *proposal.Book, p *proposal.Pro
 	}
 	// id and status; an approval adds the id of the fact it applied (the
 	// only decision that has one).
-	if opts.approve {
+	switch {
+	case opts.approve && p.IsPlaybook():
+		_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\n", visibleLine(p.ID), p.Status, book.PlaybookPath(p.Signature))
+	case opts.approve:
 		_, err = fmt.Fprintf(env.Out, "%s\t%s\t%s\n", visibleLine(p.ID), p.Status, visibleLine(p.AppliedFactID))
-	} else {
+	default:
 		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", visibleLine(p.ID), p.Status)
 	}
 	return err
 }
 
-// commitApproval commits exactly the facts file and the proposal file.
-func commitApproval(ws *config.Workspace, p *proposal.Proposal, reviewer, email string, now time.Time) error {
+// commitApproval commits exactly the facts or playbook file and the
+// proposal file.
+func commitApproval(ws *config.Workspace, book *proposal.Book, p *proposal.Proposal, reviewer, email string, now time.Time) error {
 	first := strings.SplitN(p.Content, "\n", 2)[0]
 	if p.Action == proposal.ActionRemove {
 		first = "remove " + p.FactID
 	}
 	msg := fmt.Sprintf("facts(%s): %s\n\nProposal: %s\nReason: %s\n", p.Category, clip(first, 72), p.ID, p.Reason)
 	files := []string{path.Join(config.FactsDir, p.Category+".md"), p.File}
+	if p.IsPlaybook() {
+		msg = fmt.Sprintf("playbook(%s): %s\n\nProposal: %s\n", p.Signature, clip(cmp.Or(firstLine(p.ErrorText, p.Excerpt), "fix steps"), 72), p.ID)
+		files = []string{book.PlaybookPath(p.Signature), p.File}
+	}
 	if _, err := gitx.CommitFiles(ws.Root, files, msg, gitx.Signature{Name: reviewer, Email: email, When: now}); err != nil {
 		return withHint(fmt.Errorf("commit: %w", err), "the approval is applied; commit the two files yourself")
 	}
@@ -265,6 +282,12 @@ func reviewScreen(book *proposal.Book, p *proposal.Proposal) string {
 func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Proposal %s (%s) by %s, %s\n", visibleLine(p.ID), visibleLine(p.Status), visibleLine(dash(p.Author)), p.CreatedAt.UTC().Format(time.RFC3339))
+	if p.IsPlaybook() {
+		fmt.Fprintf(&b, "Kind: playbook   Signature: %s\n", visibleLine(p.Signature))
+		playbookText(&b, book, p)
+		reviewTail(&b, book, p)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Category: %s   Action: %s\n", visibleLine(p.Category), visibleLine(p.Action))
 	old := ""
 	if p.FactID != "" {
@@ -283,16 +306,23 @@ func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 	case proposal.ActionRemove:
 		fmt.Fprintf(&b, "\nFact %s would be removed:\n%s\n", fact, indent("- "+old))
 	}
-	fmt.Fprintf(&b, "\nReason: %s\n", visible(p.Reason))
+	reviewTail(&b, book, p)
+	return b.String()
+}
+
+// reviewTail is the part of a review screen after the proposed text: the
+// reason, evidence, similar facts, budget, feedback and reviewer.
+func reviewTail(b *strings.Builder, book *proposal.Book, p *proposal.Proposal) {
+	fmt.Fprintf(b, "\nReason: %s\n", visible(dash(p.Reason)))
 	for _, e := range p.Evidence {
-		fmt.Fprintf(&b, "Evidence: %s %s\n", visibleLine(e.Kind), visibleLine(e.Ref))
+		fmt.Fprintf(b, "Evidence: %s %s\n", visibleLine(e.Kind), visibleLine(e.Ref))
 	}
 	for _, s := range p.Similar {
-		fmt.Fprintf(&b, "Similar (%s, %.2f): %s %s\n", visibleLine(s.Relation), s.Score, visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
+		fmt.Fprintf(b, "Similar (%s, %.2f): %s %s\n", visibleLine(s.Relation), s.Score, visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
 	}
-	if p.Status == proposal.StatusPending {
+	if p.Status == proposal.StatusPending && !p.IsPlaybook() {
 		if eff, err := book.BudgetEffect(p); err == nil {
-			fmt.Fprintf(&b, "Budget: %s %d → %d of %d lines; all facts %d → %d of %d", eff.File, eff.FileBefore, eff.FileAfter, eff.FileMax,
+			fmt.Fprintf(b, "Budget: %s %d → %d of %d lines; all facts %d → %d of %d", eff.File, eff.FileBefore, eff.FileAfter, eff.FileMax,
 				eff.TotalBefore, eff.TotalAfter, eff.TotalMax)
 			if eff.Over() {
 				b.WriteString("  OVER BUDGET (approve needs --over-budget)")
@@ -301,10 +331,9 @@ func reviewText(book *proposal.Book, p *proposal.Proposal) string {
 		}
 	}
 	if p.Feedback != "" {
-		fmt.Fprintf(&b, "Feedback: %s\n", visible(p.Feedback))
+		fmt.Fprintf(b, "Feedback: %s\n", visible(p.Feedback))
 	}
 	if p.Reviewer != "" {
-		fmt.Fprintf(&b, "Reviewed by %s\n", visibleLine(p.Reviewer))
+		fmt.Fprintf(b, "Reviewed by %s\n", visibleLine(p.Reviewer))
 	}
-	return b.String()
 }

@@ -148,7 +148,7 @@ func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *pro
 		return err
 	}
 	if opts.commit {
-		return commitApproval(ws, p, reviewer, email, now)
+		return commitApproval(ws, book, p, reviewer, email, now)
 	}
 	return nil
 }

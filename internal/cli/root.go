@@ -193,6 +193,7 @@ Guides (memctl help TOPIC):
 		newProposeCmd(env),
 		newReviewCmd(env),
 		newProposalsCmd(env),
+		newPlaybookCmd(env),
 		newIndexCmd(env),
 		newRecallCmd(env),
 		newEvalCmd(env),

@@ -36,6 +36,13 @@ const (
 	ActionRemove = "remove"
 )
 
+// Kinds of proposal: a fact (the default, and what a file without a kind
+// proposes) or a playbook's fix steps for an error signature.
+const (
+	KindFact     = "fact"
+	KindPlaybook = "playbook"
+)
+
 // Statuses.
 const (
 	StatusPending   = "pending"
@@ -86,14 +93,22 @@ type Event struct {
 	Feedback   string    `json:"feedback,omitempty"`
 }
 
-// Proposal is one proposed change to the facts.
+// Proposal is one proposed change to the facts, or (Kind playbook) fix
+// steps for a playbook.
 type Proposal struct {
-	SchemaVersion int        `json:"schema_version"`
-	ID            string     `json:"id"`
-	Action        string     `json:"action"`
-	Category      string     `json:"category"`
-	FactID        string     `json:"fact_id"`
-	Content       string     `json:"content"`
+	SchemaVersion int    `json:"schema_version"`
+	ID            string `json:"id"`
+	Kind          string `json:"kind"`
+	Action        string `json:"action"`
+	Category      string `json:"category"`
+	FactID        string `json:"fact_id"`
+	Content       string `json:"content"`
+	// Signature, ErrorText (normalised), Excerpt and Steps are a
+	// playbook proposal's; a fact proposal has none.
+	Signature     string     `json:"signature,omitempty"`
+	ErrorText     string     `json:"error_text,omitempty"`
+	Excerpt       string     `json:"excerpt,omitempty"`
+	Steps         []string   `json:"steps,omitempty"`
 	Reason        string     `json:"reason"`
 	Evidence      []Evidence `json:"evidence"`
 	Author        string     `json:"author"`
@@ -145,6 +160,9 @@ func Decode(data []byte, name string) (*Proposal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if p.Kind == "" {
+		p.Kind = KindFact // files from before kinds
+	}
 	p.File = name
 	return &p, nil
 }
@@ -155,7 +173,7 @@ func decodeMneme(data []byte, name string) (*Proposal, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	cat := strings.TrimSuffix(path.Base(filepath.ToSlash(m.File)), ".md")
-	p := &Proposal{SchemaVersion: SchemaVersion, ID: m.ID, Action: ActionAdd, Category: cat, Content: m.Content,
+	p := &Proposal{SchemaVersion: SchemaVersion, ID: m.ID, Kind: KindFact, Action: ActionAdd, Category: cat, Content: m.Content,
 		Reason: m.Reason, Status: m.Status, Author: "mneme", File: name, Mneme: true}
 	if p.Status == "" {
 		p.Status = StatusPending
@@ -185,6 +203,9 @@ func parseLooseTime(s string) (time.Time, error) {
 func Encode(p *Proposal) []byte {
 	q := *p
 	q.SchemaVersion = SchemaVersion
+	if q.Kind == "" {
+		q.Kind = KindFact
+	}
 	if q.Evidence == nil {
 		q.Evidence = []Evidence{}
 	}
@@ -339,6 +360,9 @@ func NewID(p *Proposal, rand io.Reader, taken func(string) bool) (string, error)
 		}
 		h := sha256.New()
 		fmt.Fprintf(h, "proposal\x00%s\x00%s\x00%s\x00%s\x00%s\x00", p.Action, p.Category, p.FactID, p.Content, p.CreatedAt.UTC().Format(time.RFC3339Nano))
+		if p.Kind == KindPlaybook {
+			fmt.Fprintf(h, "%s\x00%s\x00", p.Signature, strings.Join(p.Steps, "\x00"))
+		}
 		h.Write(nonce[:])
 		id := "p-" + ids.Base36(h.Sum(nil), 7)
 		if !taken(id) {

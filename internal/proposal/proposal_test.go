@@ -31,7 +31,8 @@ func book(t *testing.T, files map[string]string, policy map[string]string) *Book
 	if policy != nil {
 		cfg.Policy = policy
 	}
-	return &Book{FactsDir: facts, FactsRel: ".ledger/facts", Proposals: Dir{Path: filepath.Join(root, "proposals"), Rel: ".ledger/proposals"}, Config: cfg}
+	return &Book{FactsDir: facts, FactsRel: ".ledger/facts", Proposals: Dir{Path: filepath.Join(root, "proposals"), Rel: ".ledger/proposals"},
+		PlaybooksDir: filepath.Join(root, "playbooks"), PlaybooksRel: ".ledger/playbooks", Config: cfg}
 }
 
 // rnd is a deterministic "random" source that never repeats a nonce.

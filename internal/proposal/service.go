@@ -29,7 +29,10 @@ type Book struct {
 	FactsDir  string // on disk
 	FactsRel  string // relative to the workspace root
 	Proposals Dir
-	Config    config.Facts
+	// PlaybooksDir (on disk) and PlaybooksRel (relative to the workspace
+	// root) are where approved playbook proposals go.
+	PlaybooksDir, PlaybooksRel string
+	Config                     config.Facts
 	// Matcher finds similar facts; nil means Lexical.
 	Matcher Matcher
 }
@@ -348,6 +351,9 @@ func (b Budget) Over() bool { return b.FileAfter > b.FileMax || b.TotalAfter > b
 
 // BudgetEffect computes what approving p would do to the line budgets.
 func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
+	if p.IsPlaybook() {
+		return Budget{}, &StateError{Message: fmt.Sprintf("proposal %s is for a playbook, which has no line budget", p.ID)}
+	}
 	l, err := b.load()
 	if err != nil {
 		return Budget{}, err
@@ -369,7 +375,8 @@ func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
 	return out, nil
 }
 
-// Approve applies a pending proposal, with text replacing its content when
+// Approve applies a pending proposal (a playbook proposal: see
+// approvePlaybook), with text replacing its content when
 // the reviewer edited it, and records who approved it and when. Only an
 // edit that changes the text is recorded (an "edited" event with the old
 // and new content); a removal has no text to edit. An approval that would
@@ -377,6 +384,9 @@ func (b *Book) BudgetEffect(p *Proposal) (Budget, error) {
 func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now time.Time) error {
 	if p.Status != StatusPending {
 		return &StateError{Message: fmt.Sprintf("proposal %s is %s, not pending", p.ID, p.Status)}
+	}
+	if p.IsPlaybook() {
+		return b.approvePlaybook(p, text, reviewer, now)
 	}
 	if p.Action == ActionRemove && strings.TrimSpace(text) != "" {
 		return &RefusedError{Reason: fmt.Sprintf("proposal %s removes fact %s: there is no text to edit", p.ID, p.FactID),

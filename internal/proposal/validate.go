@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/memctl/memctl/internal/ledger"
 )
 
 // Problem is a reason a proposal file cannot be used, or (Warning) should
@@ -75,20 +77,13 @@ func ValidateFile(data []byte, name string, now time.Time, staleDays int) []Prob
 		if want := strings.TrimSuffix(path.Base(name), ".json"); p.ID != want {
 			bad("id", "is %q but the file is named %s.json", p.ID, want)
 		}
-		if !slices.Contains([]string{ActionAdd, ActionUpdate, ActionRemove}, p.Action) {
-			bad("action", "is %q; use add, update or remove", p.Action)
-		}
-		if !categoryName().MatchString(p.Category) {
-			bad("category", "%q is not a category name", p.Category)
-		}
-		if p.Action != ActionAdd && p.FactID == "" {
-			bad("fact_id", "is empty; %s needs the fact's id", p.Action)
-		}
-		if p.Action != ActionRemove && strings.TrimSpace(p.Content) == "" {
-			bad("content", "is empty")
-		}
-		if strings.TrimSpace(p.Reason) == "" {
-			bad("reason", "is empty")
+		switch p.Kind {
+		case KindFact:
+			out = append(out, validateFact(p, data, name)...)
+		case KindPlaybook:
+			out = append(out, validatePlaybook(p, data, name)...)
+		default:
+			bad("kind", "is %q; use fact or playbook", p.Kind)
 		}
 		if p.CreatedAt.IsZero() {
 			bad("created_at", "is missing")
@@ -152,4 +147,44 @@ func ValidateJSON(data []byte) (line int, msg string, ok bool) {
 func lineOf(data []byte, offset int64) int {
 	end := max(0, min(int(offset)-1, len(data)))
 	return bytes.Count(data[:end], []byte{'\n'}) + 1
+}
+
+// problemAt returns the problem of a field of a proposal file.
+func problemAt(data []byte, name, key, format string, args ...any) Problem {
+	return Problem{File: name, Line: keyLine(data, key), Message: fmt.Sprintf("field %q: ", key) + fmt.Sprintf(format, args...)}
+}
+
+// validateFact checks the fields of a fact proposal.
+func validateFact(p *Proposal, data []byte, name string) []Problem {
+	var out []Problem
+	bad := func(key, format string, args ...any) { out = append(out, problemAt(data, name, key, format, args...)) }
+	if !slices.Contains([]string{ActionAdd, ActionUpdate, ActionRemove}, p.Action) {
+		bad("action", "is %q; use add, update or remove", p.Action)
+	}
+	if !categoryName().MatchString(p.Category) {
+		bad("category", "%q is not a category name", p.Category)
+	}
+	if p.Action != ActionAdd && p.FactID == "" {
+		bad("fact_id", "is empty; %s needs the fact's id", p.Action)
+	}
+	if p.Action != ActionRemove && strings.TrimSpace(p.Content) == "" {
+		bad("content", "is empty")
+	}
+	if strings.TrimSpace(p.Reason) == "" {
+		bad("reason", "is empty")
+	}
+	return out
+}
+
+// validatePlaybook checks the fields of a playbook proposal.
+func validatePlaybook(p *Proposal, data []byte, name string) []Problem {
+	var out []Problem
+	bad := func(key, format string, args ...any) { out = append(out, problemAt(data, name, key, format, args...)) }
+	if !ledger.ValidSignature(p.Signature) {
+		bad("signature", "%q is not an error signature (12 lowercase hex digits)", p.Signature)
+	}
+	if !slices.ContainsFunc(p.Steps, func(s string) bool { return strings.TrimSpace(s) != "" }) {
+		bad("steps", "has no step")
+	}
+	return out
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-// Sources are the kinds of documents recall searches. Run digests and
-// playbooks join as their issue lands: each is one more Source.
+// Sources are the kinds of documents recall searches. Run digests join
+// as their issue lands: one more Source.
 func Sources() []index.Source {
-	return []index.Source{factSource{}, taskSource{}, proposalSource{}}
+	return []index.Source{factSource{}, taskSource{}, proposalSource{}, playbookSource{}}
 }
 
 // under joins names listed in the directory rel to it, as slash paths.
@@ -117,6 +117,9 @@ func (proposalSource) Docs(file string, data []byte) ([]index.Doc, error) {
 		return nil, nil
 	}
 	body := p.Content
+	if p.IsPlaybook() {
+		body = strings.TrimSpace(strings.Join([]string{p.Signature, p.ErrorText, p.Excerpt, ledger.FormatSteps(p.Steps)}, "\n"))
+	}
 	if p.Reason != "" {
 		body += "\nReason: " + p.Reason
 	}
@@ -126,5 +129,39 @@ func (proposalSource) Docs(file string, data []byte) ([]index.Doc, error) {
 	return []index.Doc{{
 		ID: index.KindProposal + ":" + p.ID, Kind: index.KindProposal, Ref: p.ID, Body: body, File: file,
 		Category: p.Category, Status: p.Status, Priority: -1, Created: p.CreatedAt,
+	}}, nil
+}
+
+// playbookSource: one document per playbook in .ledger/playbooks/*.md:
+// titled by the first line of its error text, the steps as its body.
+type playbookSource struct{}
+
+func (playbookSource) Kind() string { return index.KindPlaybook }
+
+func (playbookSource) Files(root string) ([]string, error) {
+	names, err := ledger.PlaybookNames(filepath.Join(root, filepath.FromSlash(config.PlaybooksDir)), config.PlaybooksDir)
+	return under(config.PlaybooksDir, names, err)
+}
+
+func (playbookSource) Docs(file string, data []byte) ([]index.Doc, error) {
+	p := ledger.ParsePlaybook(file, data)
+	if len(p.ConflictLines) > 0 {
+		return nil, fmt.Errorf("conflict markers from line %d: resolve the merge, then git add it", p.ConflictLines[0])
+	}
+	if p.Signature == "" {
+		// Without its heading the file names no signature; check
+		// reports it.
+		return nil, nil
+	}
+	title := p.Signature
+	for _, t := range []string{p.Error, p.Excerpt} {
+		if first, _, _ := strings.Cut(strings.TrimSpace(t), "\n"); first != "" {
+			title = strings.TrimSpace(first)
+			break
+		}
+	}
+	return []index.Doc{{
+		ID: index.KindPlaybook + ":" + p.Signature, Kind: index.KindPlaybook, Ref: p.Signature, Title: title,
+		Body: ledger.FormatSteps(p.StepTexts()), File: file, Status: "approved", Priority: -1, Approved: true,
 	}}, nil
 }
