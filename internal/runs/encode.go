@@ -87,7 +87,7 @@ func (o *obj) raw(k string, v []byte) {
 	o.b.Write(v)
 }
 
-func (o *obj) str(k, v string) { o.raw(k, marshal(v)) }
+func (o *obj) str(k, v string)     { o.raw(k, marshal(v)) }
 func (o *obj) int(k string, v int) { o.raw(k, marshal(v)) }
 
 func (o *obj) time(k string, t time.Time) {

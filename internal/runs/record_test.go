@@ -166,18 +166,18 @@ func TestMerge(t *testing.T) {
 	old := &Record{RunID: "r-1", SessionID: "s", TaskIDs: []string{"a", "b"}, Status: StatusFailure,
 		Agent:     Agent{Runtime: "codex", Model: "m1"},
 		StartedAt: t0, EndedAt: t0.Add(time.Hour),
-		Digest:    Digest{Intent: "old intent", Gotchas: []string{"g1"}},
-		Commands:  []Command{{Cmd: "go test", ExitCode: 1}},
-		Tests:     []Test{{Name: "T1", Status: TestFail}, {Name: "T2", Status: TestPass}},
-		Errors:    []Error{{Signature: "aaa", Excerpt: "first", File: "x.go", Line: 3}},
+		Digest:   Digest{Intent: "old intent", Gotchas: []string{"g1"}},
+		Commands: []Command{{Cmd: "go test", ExitCode: 1}},
+		Tests:    []Test{{Name: "T1", Status: TestFail}, {Name: "T2", Status: TestPass}},
+		Errors:   []Error{{Signature: "aaa", Excerpt: "first", File: "x.go", Line: 3}},
 	}
 	new := &Record{RunID: "r-1", TaskIDs: []string{"b", "c"}, Status: StatusSuccess,
 		Agent:     Agent{Model: "m2"},
 		StartedAt: t0.Add(-time.Minute), EndedAt: t0.Add(30 * time.Minute),
-		Digest:    Digest{Gotchas: []string{"g2", "g1"}, Result: "done"},
-		Commands:  []Command{{Cmd: "go test", ExitCode: 1}, {Cmd: "go test", ExitCode: 0}},
-		Tests:     []Test{{Name: "T1", Status: TestPass}, {Name: "T3", Status: TestSkip}},
-		Errors:    []Error{{Signature: "aaa", Excerpt: "second text", File: "x.go", Line: 3}, {Signature: "aaa", File: "x.go", Line: 4}},
+		Digest:   Digest{Gotchas: []string{"g2", "g1"}, Result: "done"},
+		Commands: []Command{{Cmd: "go test", ExitCode: 1}, {Cmd: "go test", ExitCode: 0}},
+		Tests:    []Test{{Name: "T1", Status: TestPass}, {Name: "T3", Status: TestSkip}},
+		Errors:   []Error{{Signature: "aaa", Excerpt: "second text", File: "x.go", Line: 3}, {Signature: "aaa", File: "x.go", Line: 4}},
 	}
 	m := Merge(old, new)
 	checks := []struct{ what, got, want string }{
@@ -279,4 +279,3 @@ func errs(es []Error) string {
 	}
 	return strings.Join(s, ",")
 }
-
