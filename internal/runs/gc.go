@@ -72,7 +72,12 @@ func (s Store) GC(opts GCOptions) (GCResult, error) {
 	if len(old) == 0 {
 		return res, nil
 	}
-	slices.Reverse(old) // List is newest first
+	slices.SortFunc(old, func(a, b Entry) int { // oldest first
+		if c := a.Record.Time().Compare(b.Record.Time()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Record.RunID, b.Record.RunID)
+	})
 	citers, err := readCiting(opts.Citing)
 	if err != nil {
 		return res, err
