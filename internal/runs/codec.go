@@ -72,7 +72,17 @@ func (e *FileError) Error() string {
 // set, a missing or invalid run_id, or a schema_version newer than this
 // memctl's.
 func Decode(data []byte, name string) (*Record, error) {
-	d := &decoder{data: data, name: name}
+	return decode(data, name, false)
+}
+
+// DecodeInput reads a record given as input (run record's stdin), where
+// run_id may be left out for the command to fill in; otherwise as Decode.
+func DecodeInput(data []byte, name string) (*Record, error) {
+	return decode(data, name, true)
+}
+
+func decode(data []byte, name string, input bool) (*Record, error) {
+	d := &decoder{data: data, name: name, input: input}
 	r := &Record{}
 	if err := d.record(r); err != nil {
 		return nil, err
@@ -82,8 +92,9 @@ func Decode(data []byte, name string) (*Record, error) {
 
 // decoder reads one record, keeping offsets into data for line numbers.
 type decoder struct {
-	data []byte
-	name string
+	data  []byte
+	name  string
+	input bool // run_id is optional
 }
 
 func (d *decoder) fail(off int, field, format string, args ...any) error {
@@ -313,7 +324,7 @@ func (d *decoder) record(r *Record) error {
 	switch {
 	case err != nil:
 		return err
-	case !sawID:
+	case !sawID && !d.input:
 		return d.fail(0, "run_id", "missing: every run record names its run")
 	case !sawVersion:
 		r.SchemaVersion = SchemaVersion
