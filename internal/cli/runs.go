@@ -29,7 +29,8 @@ func (e *Env) openRuns(ctx context.Context, write bool) (*runsSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &runsSession{ws: ws, store: runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir}}
+	s := &runsSession{ws: ws, store: runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir,
+		Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}}
 	if !ws.Config.Runs.Enabled {
 		if write {
 			return nil, layerOff("runs")
@@ -105,11 +106,7 @@ func runRuns(ctx context.Context, env *Env, opts runsOptions) error {
 		env.warnf("%v (left out; fix it by hand)", p)
 	}
 	if opts.json {
-		out := runListJSON{SchemaVersion: schemaVersion, Runs: make([]runJSON, 0, len(l.Entries))}
-		for _, e := range l.Entries {
-			out.Runs = append(out.Runs, toRunJSON(e))
-		}
-		return writeJSON(env.Out, out)
+		return writeRunList(env.Out, l.Entries)
 	}
 	if len(l.Entries) == 0 {
 		env.notef("no runs")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 // Filter selects runs for List. Zero fields select everything.
@@ -37,36 +39,57 @@ func (s Store) List(f Filter) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	var paths []string
-	for _, m := range months {
-		ents, err := os.ReadDir(filepath.Join(s.Dir, m))
-		if err != nil {
-			return Listing{}, err
-		}
-		for _, e := range ents {
-			if n := e.Name(); strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") && e.Type().IsRegular() {
-				paths = append(paths, filepath.Join(s.Dir, m, n))
-			}
-		}
+	names, stamps, err := s.scan(months)
+	if err != nil {
+		return Listing{}, err
 	}
-	entries := make([]Entry, len(paths))
-	problems := make([]error, len(paths))
+	entries := make([]Entry, len(names))
+	problems := make([]error, len(names))
+	cache := readCache(s.Cache)
+	var todo []int
+	for i, name := range names {
+		if c, ok := cache[name]; ok && c.stamp == stamps[i] {
+			entries[i] = Entry{Path: s.Rel + "/" + name, Record: c.r, file: filepath.Join(s.Dir, filepath.FromSlash(name))}
+			continue
+		}
+		todo = append(todo, i)
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0)*2, max(len(paths), 1)) {
+	for range min(runtime.GOMAXPROCS(0)*2, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				entries[i], problems[i] = s.readFast(paths[i])
+				entries[i], problems[i] = s.readFast(filepath.Join(s.Dir, filepath.FromSlash(names[i])))
 			}
 		}()
 	}
-	for i := range paths {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	fresh, good := false, 0
+	for i := range names {
+		if problems[i] == nil {
+			good++
+		}
+	}
+	for _, i := range todo {
+		fresh = fresh || problems[i] == nil
+	}
+	if fresh || len(cache) != good {
+		var keep []string
+		var recs []cached
+		for i, name := range names {
+			if problems[i] == nil {
+				keep = append(keep, name)
+				recs = append(recs, cached{stamps[i], entries[i].Record})
+			}
+		}
+		writeCache(s.Cache, keep, recs)
+	}
 	var out Listing
 	for i, e := range entries {
 		if problems[i] != nil {
@@ -87,6 +110,49 @@ func (s Store) List(f Filter) (Listing, error) {
 		out.Entries = out.Entries[:f.Limit]
 	}
 	return out, nil
+}
+
+// scan lists the record files of the months (month/name.json) with what
+// each is on disk now, the months read in parallel: checking thousands of
+// files against the cache is one lstat each.
+func (s Store) scan(months []string) ([]string, []stamp, error) {
+	type month struct {
+		names  []string
+		stamps []stamp
+		err    error
+	}
+	got := make([]month, len(months))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, m := range months {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			files, err := fsx.Stamps(filepath.Join(s.Dir, m))
+			if err != nil {
+				got[i].err = err
+				return
+			}
+			for _, f := range files {
+				if strings.HasSuffix(f.Name, ".json") && !strings.HasPrefix(f.Name, ".") {
+					got[i].names = append(got[i].names, m+"/"+f.Name)
+					got[i].stamps = append(got[i].stamps, stamp{f.Size, f.ModTime})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var names []string
+	var stamps []stamp
+	for _, g := range got {
+		if g.err != nil {
+			return nil, nil, g.err
+		}
+		names = append(names, g.names...)
+		stamps = append(stamps, g.stamps...)
+	}
+	return names, stamps, nil
 }
 
 func (r *Record) sortTime() time.Time {

@@ -22,6 +22,9 @@ type Store struct {
 	// Dir is the directory on disk; Rel is how files are named in
 	// results and errors (.ledger/runs, slash-separated).
 	Dir, Rel string
+	// Cache is the file of List's derived cache ("": none), outside the
+	// working tree (under the git directory).
+	Cache string
 }
 
 // Entry is a record and the file it lives in (Rel-based, slash-separated).
