@@ -55,9 +55,15 @@ func TestGenerateRuns(t *testing.T) {
 	generate(t, Store{Dir: dir, Rel: ".ledger/runs"}, 5000)
 }
 
-func benchmarkList(b *testing.B, n int) {
+func benchmarkList(b *testing.B, n int, cache bool) {
 	s := Store{Dir: filepath.Join(b.TempDir(), "runs"), Rel: ".ledger/runs"}
 	generate(b, s, n)
+	if cache {
+		s.Cache = filepath.Join(b.TempDir(), "runs.cache")
+		if _, err := s.List(Filter{}); err != nil { // builds the cache
+			b.Fatal(err)
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -68,8 +74,10 @@ func benchmarkList(b *testing.B, n int) {
 	}
 }
 
-func BenchmarkList1k(b *testing.B)  { benchmarkList(b, 1_000) }
-func BenchmarkList10k(b *testing.B) { benchmarkList(b, 10_000) }
+func BenchmarkList1k(b *testing.B)        { benchmarkList(b, 1_000, false) }
+func BenchmarkList10k(b *testing.B)       { benchmarkList(b, 10_000, false) }
+func BenchmarkListCached1k(b *testing.B)  { benchmarkList(b, 1_000, true) }
+func BenchmarkListCached10k(b *testing.B) { benchmarkList(b, 10_000, true) }
 
 func BenchmarkDecode(b *testing.B) {
 	data := []byte(full)
