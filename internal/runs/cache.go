@@ -6,8 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/memctl/memctl/internal/fsx"
 )
@@ -90,20 +90,24 @@ func writeCache(path string, names []string, entries []cached) {
 	}
 }
 
-// readString reads the file at path into one string, read straight into
-// the string's memory (no copy from a byte slice).
+// readString reads the file at path into one string with one read. The
+// bytes are never written after the read, so the string is made on them
+// without a copy, and the decoded strings share them.
 func readString(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	var b strings.Builder
-	if fi, err := f.Stat(); err == nil {
-		b.Grow(int(fi.Size()) + 1)
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return "", err
 	}
-	_, err = io.Copy(&b, f)
-	return b.String(), err
+	b := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return "", err
+	}
+	return unsafe.String(&b[0], len(b)), nil
 }
 
 type cacheEncoder struct{ b []byte }
@@ -166,8 +170,9 @@ func (e *cacheEncoder) record(r *Record) {
 // string shares; err is set, and every read returns zero, once the data
 // runs short or holds an impossible length.
 type cacheDecoder struct {
-	s   string
-	err bool
+	s     string
+	err   bool
+	arena []string // backs the records' string lists, a few allocations for all
 }
 
 func (d *cacheDecoder) bytes(n int) string {
@@ -238,11 +243,15 @@ func (d *cacheDecoder) strs() []string {
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.str()
+	if len(d.arena)+n > cap(d.arena) {
+		d.arena = make([]string, 0, max(4096, n))
 	}
-	return out
+	start := len(d.arena)
+	for range n {
+		d.arena = append(d.arena, d.str())
+	}
+	// Capped: an append to one list cannot write into the next.
+	return d.arena[start:len(d.arena):len(d.arena)]
 }
 
 func (d *cacheDecoder) time() time.Time {

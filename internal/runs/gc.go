@@ -95,10 +95,11 @@ func (s Store) GC(opts GCOptions) (GCResult, error) {
 			continue
 		}
 		if !opts.DryRun {
-			if err := os.Remove(e.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			file := s.fileOf(e)
+			if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return res, fmt.Errorf("delete %s: %w", e.Path, err)
 			}
-			dirs[filepath.Dir(e.file)] = true
+			dirs[filepath.Dir(file)] = true
 		}
 		res.Deleted = append(res.Deleted, e)
 	}

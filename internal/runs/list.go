@@ -49,7 +49,7 @@ func (s Store) List(f Filter) (Listing, error) {
 	var todo []int
 	for i, name := range names {
 		if c, ok := cache[name]; ok && c.stamp == stamps[i] {
-			entries[i] = Entry{Path: s.Rel + "/" + name, Record: c.r, file: filepath.Join(s.Dir, filepath.FromSlash(name))}
+			entries[i] = Entry{Path: s.Rel + "/" + name, Record: c.r} // file: see fileOf
 			continue
 		}
 		todo = append(todo, i)

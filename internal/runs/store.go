@@ -31,7 +31,7 @@ type Store struct {
 type Entry struct {
 	Path   string
 	Record *Record
-	file   string // on disk
+	file   string // on disk, when known (else fileOf derives it from Path)
 }
 
 // Month is the directory name of a run that started at t: its UTC year and
@@ -42,6 +42,14 @@ func Month(t time.Time) string { return t.UTC().Format("2006-01") }
 // Dir/<yyyy-mm>/<id>.json. An existing record stays where it is: use Find.
 func (s Store) PathOf(id string, t time.Time) string {
 	return filepath.Join(s.Dir, Month(t), id+".json")
+}
+
+// fileOf is e's file on disk.
+func (s Store) fileOf(e Entry) string {
+	if e.file != "" {
+		return e.file
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(strings.TrimPrefix(e.Path, s.Rel+"/")))
 }
 
 // rel names the file at p for results and errors.
