@@ -39,13 +39,17 @@ func (s Store) List(f Filter) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
+	// Reading the cache is work for the processor, checking the files
+	// for the file system: they overlap.
+	cacheCh := make(chan map[string]cached, 1)
+	go func() { cacheCh <- readCache(s.Cache) }()
 	names, stamps, err := s.scan(months)
+	cache := <-cacheCh
 	if err != nil {
 		return Listing{}, err
 	}
 	entries := make([]Entry, len(names))
 	problems := make([]error, len(names))
-	cache := readCache(s.Cache)
 	var todo []int
 	for i, name := range names {
 		if c, ok := cache[name]; ok && c.stamp == stamps[i] {
