@@ -3,7 +3,6 @@ package runs
 import (
 	"cmp"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -64,8 +63,9 @@ func (s Store) List(f Filter) (Listing, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			scratch := make([]byte, 16<<10)
 			for i := range next {
-				entries[i], problems[i] = s.readFast(filepath.Join(s.Dir, filepath.FromSlash(names[i])))
+				entries[i], problems[i] = s.readFast(filepath.Join(s.Dir, filepath.FromSlash(names[i])), scratch)
 			}
 		}()
 	}
@@ -182,8 +182,8 @@ func (f Filter) selects(r *Record) bool {
 // which is several times faster than Decode's walk; a file it does not
 // take as it is goes to read, for Decode's error. Unknown keys are not
 // kept: listed records are never written back.
-func (s Store) readFast(p string) (Entry, error) {
-	data, err := os.ReadFile(p)
+func (s Store) readFast(p string, scratch []byte) (Entry, error) {
+	data, err := fsx.ReadSmall(p, scratch)
 	if err != nil {
 		return Entry{}, err
 	}
