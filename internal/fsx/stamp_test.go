@@ -3,6 +3,7 @@ package fsx
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -19,8 +20,17 @@ func TestStamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0] != (Stamp{Name: "a.json", Size: 5, ModTime: when.UnixNano()}) {
-		t.Errorf("got %+v, want a.json only, with its size and time", got)
+	if len(got) != 1 || got[0].Name != "a.json" || got[0].Size != 5 || got[0].ModTime != when.UnixNano() {
+		t.Fatalf("got %+v, want a.json only, with its size and time", got)
+	}
+	// replaced by a rename, same size and time: a new inode tells
+	tmp := filepath.Join(dir, "tmp")
+	os.WriteFile(tmp, []byte("54321"), 0o644)
+	os.Chtimes(tmp, when, when)
+	os.Rename(tmp, filepath.Join(dir, "a.json"))
+	again, _ := Stamps(dir)
+	if runtime.GOOS != "windows" && (len(again) != 1 || again[0] == got[0]) {
+		t.Errorf("a file replaced by a rename has the same stamp: %+v", again)
 	}
 	if _, err := Stamps(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
 		t.Errorf("missing dir: %v", err)

@@ -36,7 +36,7 @@ func Stamps(dir string) ([]Stamp, error) {
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
 			continue
 		}
-		out = append(out, Stamp{Name: e.Name(), Size: st.Size, ModTime: st.Mtim.Nano()})
+		out = append(out, Stamp{Name: e.Name(), Size: st.Size, ModTime: st.Mtim.Nano(), Ino: uint64(st.Ino)})
 	}
 	return out, nil
 }

@@ -22,18 +22,20 @@ import (
 //
 // Format (little endian): "MCRC", uint32 version, uvarint entry count,
 // then per entry: the file's path below the store (string), varint size,
-// varint mtime in Unix nanoseconds and the record. A string is a uvarint
+// varint mtime in Unix nanoseconds, uvarint inode and the record. A string is a uvarint
 // length and its bytes, a list a uvarint count and its items, a time
 // varint Unix seconds and uvarint nanoseconds (MinInt64 alone: unknown).
 const (
 	cacheMagic = "MCRC"
 	// cacheVersion 1: the first format.
-	cacheVersion = 1
+	// cacheVersion 2: the inode in each entry's stamp.
+	cacheVersion = 2
 )
 
 // stamp is what a file must still be for its cached record to hold.
 type stamp struct {
 	size, mtime int64
+	ino         uint64
 }
 
 type cached struct {
@@ -60,7 +62,7 @@ func readCache(path string) map[string]cached {
 	recs := make([]Record, n) // one allocation for all
 	for i := range recs {
 		name := d.str()
-		st := stamp{d.varint(), d.varint()}
+		st := stamp{d.varint(), d.varint(), d.uvarint()}
 		d.record(&recs[i])
 		if d.err {
 			return nil
@@ -83,6 +85,7 @@ func writeCache(path string, names []string, entries []cached) {
 		e.str(name)
 		e.varint(entries[i].size)
 		e.varint(entries[i].mtime)
+		e.uvarint(entries[i].ino)
 		e.record(entries[i].r)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {

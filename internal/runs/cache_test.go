@@ -90,3 +90,24 @@ func TestListCacheKeepsReportingBadFiles(t *testing.T) {
 		}
 	}
 }
+
+// A record rewritten by Put (an atomic replacement) within one tick of a
+// coarse clock, to the same size, is still read again: its inode changed.
+func TestListCacheSeesAReplacementInTheSameTick(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.Cache = filepath.Join(t.TempDir(), "runs.cache")
+	e := mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusSuccess})
+	fi, _ := os.Stat(s.fileOf(e))
+	if got := listIDs(t, s, Filter{}); got != "r-1=success" {
+		t.Fatal(got)
+	}
+	mustPut(t, s, &Record{RunID: "r-1", Status: StatusFailure}) // same length
+	os.Chtimes(s.fileOf(e), fi.ModTime(), fi.ModTime())
+	if fi2, _ := os.Stat(s.fileOf(e)); fi2.Size() != fi.Size() || !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Fatal("the test needs the same size and time")
+	}
+	if got := listIDs(t, s, Filter{}); got != "r-1=failure" {
+		t.Errorf("listed %s from the cache, want the replaced file's r-1=failure", got)
+	}
+}

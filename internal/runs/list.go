@@ -141,7 +141,7 @@ func (s Store) scan(months []string) ([]string, []stamp, error) {
 			for _, f := range files {
 				if strings.HasSuffix(f.Name, ".json") && !strings.HasPrefix(f.Name, ".") {
 					got[i].names = append(got[i].names, m+"/"+f.Name)
-					got[i].stamps = append(got[i].stamps, stamp{f.Size, f.ModTime})
+					got[i].stamps = append(got[i].stamps, stamp{f.Size, f.ModTime, f.Ino})
 				}
 			}
 		}()
