@@ -200,6 +200,10 @@ Guides (memctl help TOPIC):
 		newMergeDriverCmd(env),
 		newResolveCmd(env),
 		newSyncCmd(env),
+		newRunCmd(env),
+		newRunsCmd(env),
+		newDigestCmd(env),
+		newGCCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)

@@ -40,7 +40,7 @@ const (
 type Config struct {
 	Facts  Facts  `toml:"facts"`
 	Tasks  Tasks  `toml:"tasks"`
-	Runs   Layer  `toml:"runs"`
+	Runs   Runs   `toml:"runs"`
 	Index  Layer  `toml:"index"`
 	Embed  Embed  `toml:"embed"`
 	Prime  Layer  `toml:"prime"`
@@ -89,6 +89,17 @@ func (f Facts) PolicyFor(category string) string {
 type Layer struct {
 	Enabled bool `toml:"enabled"`
 }
+
+// Runs configures the run records in .ledger/runs.
+type Runs struct {
+	Enabled bool `toml:"enabled"`
+	// KeepDays: memctl gc deletes run records older than this many days
+	// that nothing cites; 0 keeps them all.
+	KeepDays int `toml:"keep_days"`
+}
+
+// DefaultKeepDays is how long run records are kept by default.
+const DefaultKeepDays = 180
 
 // Facts configures the long-term, human-verified layer.
 type Facts struct {
@@ -142,7 +153,7 @@ func Default(prefix string) Config {
 		Facts: Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines,
 			MaxTotalBytes: DefaultMaxTotalBytes, MaxFileBytes: DefaultMaxFileBytes, MaxFactChars: DefaultMaxFactChars, Policy: map[string]string{}},
 		Tasks:  Tasks{Enabled: true, Prefix: prefix},
-		Runs:   Layer{Enabled: true},
+		Runs:   Runs{Enabled: true, KeepDays: DefaultKeepDays},
 		Index:  Layer{Enabled: true},
 		Embed:  Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
 		Prime:  Layer{Enabled: true},
@@ -290,6 +301,9 @@ func (c *Config) validate(name string) error {
 	if c.Review.StaleDays < 0 {
 		return &Error{File: name, Key: "review.stale_days", Message: fmt.Sprintf("must be 0 (never stale) or more, not %d", c.Review.StaleDays)}
 	}
+	if c.Runs.KeepDays < 0 {
+		return &Error{File: name, Key: "runs.keep_days", Message: fmt.Sprintf("must be 0 (keep every run) or more days, not %d", c.Runs.KeepDays)}
+	}
 	if err := c.Embed.validate(name); err != nil {
 		return err
 	}
@@ -379,7 +393,7 @@ func knownKeys() []string {
 	return []string{
 		"facts", "facts.enabled", "facts.max_lines", "facts.max_file_lines",
 		"tasks", "tasks.enabled", "tasks.prefix",
-		"runs", "runs.enabled", "index", "index.enabled",
+		"runs", "runs.enabled", "runs.keep_days", "index", "index.enabled",
 		"embed", "embed.provider", "embed.model", "embed.url", "embed.api_key_env", "embed.batch",
 		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled",
 		"facts.policy", "review", "review.stale_days",

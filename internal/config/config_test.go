@@ -97,6 +97,21 @@ func TestParse(t *testing.T) {
 			}
 		}
 	})
+	t.Run("runs keep_days defaults to 180, 0 keeps all, negative names its line", func(t *testing.T) {
+		cfg, _, err := Parse([]byte("[runs]\nenabled = true\n"), "c.toml", base)
+		if err != nil || cfg.Runs.KeepDays != 180 {
+			t.Errorf("default: %+v, %v", cfg.Runs, err)
+		}
+		cfg, _, err = Parse([]byte("[runs]\nkeep_days = 0\n"), "c.toml", base)
+		if err != nil || cfg.Runs.KeepDays != 0 || !cfg.Runs.Enabled {
+			t.Errorf("0: %+v, %v", cfg.Runs, err)
+		}
+		_, _, err = Parse([]byte("[runs]\n\nkeep_days = -3\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "runs.keep_days" || ce.Line != 3 {
+			t.Errorf("negative: %v", err)
+		}
+	})
 	t.Run("size limits default when missing and must be positive", func(t *testing.T) {
 		cfg, _, err := Parse([]byte("[facts]\nmax_lines = 300\n"), "c.toml", base)
 		if err != nil {

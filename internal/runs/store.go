@@ -1,0 +1,244 @@
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// ErrNotFound is returned for a run id that has no record.
+var ErrNotFound = errors.New("run not found")
+
+// Store is the directory of run records, .ledger/runs.
+type Store struct {
+	// Dir is the directory on disk; Rel is how files are named in
+	// results and errors (.ledger/runs, slash-separated).
+	Dir, Rel string
+	// Cache is the file of List's derived cache ("": none), outside the
+	// working tree (under the git directory).
+	Cache string
+}
+
+// Entry is a record and the file it lives in (Rel-based, slash-separated).
+type Entry struct {
+	Path   string
+	Record *Record
+	file   string // on disk, when known (else fileOf derives it from Path)
+}
+
+// Month is the directory name of a run that started at t: its UTC year and
+// month.
+func Month(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// PathOf is where a new record of run id that started at t is written:
+// Dir/<yyyy-mm>/<id>.json. An existing record stays where it is: use Find.
+func (s Store) PathOf(id string, t time.Time) string {
+	return filepath.Join(s.Dir, Month(t), id+".json")
+}
+
+// fileOf is e's file on disk.
+func (s Store) fileOf(e Entry) string {
+	if e.file != "" {
+		return e.file
+	}
+	return filepath.Join(s.Dir, filepath.FromSlash(strings.TrimPrefix(e.Path, s.Rel+"/")))
+}
+
+// rel names the file at p for results and errors.
+func (s Store) rel(p string) string {
+	r, err := filepath.Rel(s.Dir, p)
+	if err != nil {
+		return p
+	}
+	return path.Join(s.Rel, filepath.ToSlash(r))
+}
+
+// months lists the month directories, oldest first.
+func (s Store) months() ([]string, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", s.Rel, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// Find returns the file of run id in whichever month directory holds it,
+// or ErrNotFound. When two months hold one (branches that recorded the
+// same run in different months), the earlier month's is the record.
+func (s Store) Find(id string) (string, error) {
+	if !ValidRunID(id) {
+		return "", fmt.Errorf("run %q: %w", id, ErrNotFound)
+	}
+	months, err := s.months()
+	if err != nil {
+		return "", err
+	}
+	for _, m := range months {
+		p := filepath.Join(s.Dir, m, id+".json")
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("run %q: %w", id, ErrNotFound)
+}
+
+// Get reads the record of run id; ErrNotFound when there is none, a
+// *FileError when its file cannot be read as a record.
+func (s Store) Get(id string) (Entry, error) {
+	p, err := s.Find(id)
+	if err != nil {
+		return Entry{}, err
+	}
+	return s.read(p)
+}
+
+func (s Store) read(p string) (Entry, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return Entry{}, fmt.Errorf("read %s: %w", s.rel(p), err)
+	}
+	r, err := Decode(data, s.rel(p))
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Path: s.rel(p), Record: r, file: p}, nil
+}
+
+// PutOptions say how Put writes.
+type PutOptions struct {
+	// Now is the time of the write: the month of a new record that has no
+	// started_at.
+	Now time.Time
+	// Gate is how text passes the secret gate: Refuse (what agents type)
+	// or Redact (what hooks mine from transcripts).
+	Gate Gate
+	// Sign computes the signature of an error's text, for errors recorded
+	// without one; nil leaves them without.
+	Sign func(text string) string
+}
+
+// Put writes r, merged into the existing record of its run id if there is
+// one (Merge; the file stays in its month), and returns what was stored,
+// its file and whether the file is new. The text r brings passes the
+// gate first (a *secrets.RefusedError or *secrets.TextError in Refuse
+// mode); excerpts are cut to MaxExcerpt characters. An existing file that
+// cannot be read is left as it is (the *FileError is returned). The
+// caller holds the workspace lock.
+func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
+	if !ValidRunID(r.RunID) {
+		return Entry{}, false, &InvalidError{Field: "run_id", Msg: fmt.Sprintf("%q is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", r.RunID)}
+	}
+	if err := r.validate(); err != nil {
+		return Entry{}, false, err
+	}
+	in := r.clone()
+	for i := range in.Errors {
+		if in.Errors[i].Signature == "" && opts.Sign != nil {
+			in.Errors[i].Signature = opts.Sign(in.Errors[i].Excerpt)
+		}
+		in.Errors[i].Excerpt = Cut(in.Errors[i].Excerpt, MaxExcerpt)
+	}
+	if err := opts.Gate.pass(in); err != nil {
+		return Entry{}, false, err
+	}
+	p, err := s.Find(r.RunID)
+	created := errors.Is(err, ErrNotFound)
+	switch {
+	case created:
+		t := in.StartedAt
+		if t.IsZero() {
+			t = opts.Now
+		}
+		p = s.PathOf(r.RunID, t)
+		if _, err := fsx.MkdirAll(filepath.Dir(p)); err != nil {
+			return Entry{}, false, err
+		}
+	case err != nil:
+		return Entry{}, false, err
+	default:
+		old, err := s.read(p)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		in = Merge(old.Record, in)
+	}
+	in.SchemaVersion = SchemaVersion
+	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {
+		return Entry{}, false, err
+	}
+	return Entry{Path: s.rel(p), Record: in, file: p}, created, nil
+}
+
+// InvalidError is a record memctl will not write: a field holds a value
+// outside its set.
+type InvalidError struct {
+	Field string
+	Msg   string
+}
+
+func (e *InvalidError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
+
+func (r *Record) validate() error {
+	if !validStatus(r.Status) {
+		return &InvalidError{Field: "status", Msg: fmt.Sprintf("unknown status %q: use %s", r.Status, statusList(Statuses))}
+	}
+	for i, t := range r.Tests {
+		if !slices.Contains(TestStatuses, t.Status) {
+			return &InvalidError{Field: fmt.Sprintf("tests[%d].status", i), Msg: fmt.Sprintf("unknown test status %q: use %s", t.Status, statusList(TestStatuses))}
+		}
+		if t.Name == "" {
+			return &InvalidError{Field: fmt.Sprintf("tests[%d].name", i), Msg: "a test needs a name"}
+		}
+	}
+	for i, e := range r.Errors {
+		if e.Line < 0 {
+			return &InvalidError{Field: fmt.Sprintf("errors[%d].line", i), Msg: fmt.Sprintf("want a line number (1 or more), not %d", e.Line)}
+		}
+	}
+	return nil
+}
+
+// clone is a copy of r that shares no list with it.
+func (r *Record) clone() *Record {
+	c := *r
+	c.TaskIDs = slices.Clone(r.TaskIDs)
+	c.Agent.extra = slices.Clone(r.Agent.extra)
+	c.Digest.Changes = slices.Clone(r.Digest.Changes)
+	c.Digest.Decisions = slices.Clone(r.Digest.Decisions)
+	c.Digest.Gotchas = slices.Clone(r.Digest.Gotchas)
+	c.Digest.NextSteps = slices.Clone(r.Digest.NextSteps)
+	c.Digest.extra = slices.Clone(r.Digest.extra)
+	c.FilesChanged = slices.Clone(r.FilesChanged)
+	c.Commands = slices.Clone(r.Commands)
+	c.Tests = slices.Clone(r.Tests)
+	c.Errors = slices.Clone(r.Errors)
+	c.ArtifactRefs = slices.Clone(r.ArtifactRefs)
+	c.extra = slices.Clone(r.extra)
+	for i := range c.Commands {
+		c.Commands[i].extra = slices.Clone(c.Commands[i].extra)
+	}
+	for i := range c.Tests {
+		c.Tests[i].extra = slices.Clone(c.Tests[i].extra)
+	}
+	for i := range c.Errors {
+		c.Errors[i].extra = slices.Clone(c.Errors[i].extra)
+	}
+	return &c
+}
