@@ -199,6 +199,7 @@ Guides (memctl help TOPIC):
 		newMergeDriverCmd(env),
 		newResolveCmd(env),
 		newSyncCmd(env),
+		newSignatureCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)
