@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md tasks.md
+//go:embed ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
 var files embed.FS
 
 // Topic is one guide: its name for `memctl help NAME` and a one-line summary.
@@ -31,6 +31,7 @@ var Topics = []Topic{
 	{"tasks", "the Beads-compatible task graph, merging and sync"},
 	{"review", "proposals, write policies and review"},
 	{"recall", "the index, recall and retrieval evaluation"},
+	{"runs", "run records, error signatures, playbooks and flush"},
 	{"ci", "memctl check in CI and pre-commit"},
 }
 
