@@ -120,11 +120,15 @@ func appendText(b []byte, s string) []byte {
 	for {
 		k := bytes.Index(b[start:], []byte(timing))
 		if k < 0 {
-			return b
+			break
 		}
 		k += start
 		b = append(b[:k], b[k+len(timing):]...)
 	}
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1] // what the timing followed, or an indentation alone
+	}
+	return b
 }
 
 // ruleEnd returns the end of the run of s[i] that starts at i.
@@ -414,6 +418,8 @@ func namedDateEnd(s string, i int) int {
 		return k + n
 	}
 	switch {
+	case j >= len(s):
+		return 0
 	case month(s[j:]) && j+3 < len(s) && s[j+3] == ' ':
 		k := day(skipSpaces(s, j+3))
 		if k == 0 {
