@@ -154,6 +154,12 @@ func TestStacks(t *testing.T) {
 			"panic: boom\ngoroutine <n> [running]:\nmain.f(...)\n  main.go:<n>\nmain.main()\n  main.go:<n>\nexit status <n>",
 		},
 		{
+			"GOTRACEBACK=system's goroutine headers",
+			"panic: boom\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0x5b2f60 [running]:\nmain.main()\n\t/a/main.go:9 +0x25\n\n" +
+				"goroutine 2 gp=0xc000002e00 m=nil [force gc (idle)]:\nruntime.gopark(0x0?, 0x0?, 0x0?, 0x0?, 0x0?)\n\t/go/src/runtime/proc.go:402 +0xce\nexit status 2",
+			"panic: boom\ngoroutine <n> gp=<hex> m=<n> mp=<hex> [running]:\nmain.main()\n  main.go:<n>\nexit status <n>",
+		},
+		{
 			"Go's runtime and testing frames do not count",
 			"goroutine 7 [running]:\npanic({0x5f1e40?, 0x8a3b50?})\n\t/go/src/runtime/panic.go:770 +0x132\n" +
 				"testing.tRunner(0xc0001a6820, 0x6b2f08)\n\t/go/src/testing/testing.go:1689 +0xfb\n" +

@@ -209,14 +209,16 @@ func indentOf(s string) int {
 	return i
 }
 
-// isGoroutineHeader matches "goroutine 7 [running]:" at the start of a line.
+// isGoroutineHeader matches "goroutine 7 [running]:" at the start of a
+// line, and GOTRACEBACK=system's "goroutine 7 gp=0xc000002380 m=0 [running]:".
 func isGoroutineHeader(s string) bool {
 	rest, ok := strings.CutPrefix(s, "goroutine ")
 	if !ok {
 		return false
 	}
 	n := digits(rest, 0)
-	return n > 0 && strings.HasPrefix(rest[n:], " [") && strings.HasSuffix(strings.TrimRight(rest, " "), "]:")
+	return n > 0 && n < len(rest) && rest[n] == ' ' && strings.Contains(rest, " [") &&
+		strings.HasSuffix(strings.TrimRight(rest, " "), "]:")
 }
 
 // isGoFuncLine matches the function line of a Go frame: "pkg.f(…)" or

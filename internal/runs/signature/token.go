@@ -65,9 +65,10 @@ func openParen(s string) int {
 func normText(s string) string { return string(appendText(nil, s)) }
 
 // appendText appends the normalised form of the line s to b: indentation
-// becomes two spaces, other runs of spaces and tabs one space (columns are aligned to the width of
-// the values that vary), trailing space goes, and each word that varies
-// between occurrences is replaced: see the package comment.
+// becomes two spaces, other runs of spaces and tabs one space (columns are
+// aligned to the width of the values that vary), trailing space goes, and
+// each word that varies between occurrences is replaced: see the package
+// comment.
 func appendText(b []byte, s string) []byte {
 	start := len(b)
 	ind := indentOf(s)
@@ -96,9 +97,9 @@ func appendText(b []byte, s string) []byte {
 			// A rule of ====, ____ or ---- is as wide as the terminal.
 			b = append(b, c, c, c)
 			i = ruleEnd(s, i)
-		case isPathBoundary(prev) && pathStart(s, i) >= 0:
-			j := pathEnd(s, pathStart(s, i))
-			b = append(b, pathTail(s[pathStart(s, i):j])...)
+		case isPathBoundary(prev) && pathStart(s, i):
+			j := pathEnd(s, i)
+			b = append(b, pathTail(s[i:j])...)
 			i = j
 		case isWordByte(c) || c >= utf8.RuneSelf && wordEnd(s, i) > i:
 			var j int
@@ -518,24 +519,17 @@ func isPathBoundary(c byte) bool {
 	return false
 }
 
-// pathStart returns where the absolute path at s[i] starts (/x, ~/x,
-// C:\x), or -1.
-func pathStart(s string, i int) int {
+// pathStart reports whether an absolute path starts at s[i]: /x, ~/x, C:\x.
+func pathStart(s string, i int) bool {
 	switch c := s[i]; {
 	case c == '/':
-		if i+1 < len(s) && s[i+1] != '/' && !isPathEnd(s[i+1]) {
-			return i
-		}
+		return i+1 < len(s) && s[i+1] != '/' && !isPathEnd(s[i+1])
 	case c == '~':
-		if i+2 < len(s) && s[i+1] == '/' && !isPathEnd(s[i+2]) {
-			return i
-		}
+		return i+2 < len(s) && s[i+1] == '/' && !isPathEnd(s[i+2])
 	case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
-		if i+3 < len(s) && s[i+1] == ':' && s[i+2] == '\\' && !isPathEnd(s[i+3]) {
-			return i
-		}
+		return i+3 < len(s) && s[i+1] == ':' && s[i+2] == '\\' && !isPathEnd(s[i+3])
 	}
-	return -1
+	return false
 }
 
 // pathEnd returns where the path that starts at s[i] ends.
