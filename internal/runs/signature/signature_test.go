@@ -10,7 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the want files of testdata/*.txtar")
+var update = flag.Bool("update", os.Getenv("MEMCTL_UPDATE") == "1", "rewrite the want files of testdata/*.txtar (also MEMCTL_UPDATE=1, as make golden sets)")
 
 // TestRealOutputs runs the error outputs in testdata/*.txtar, real output
 // of Go, Python, Node, Rust and shell tools. A case <c> has <c>.a, the
@@ -18,7 +18,8 @@ var update = flag.Bool("update", false, "rewrite the want files of testdata/*.tx
 // and temporary directory, lines shifted, other timings, addresses and
 // goroutine ids), which must get the same signature; <c>.differs-<what>,
 // another failure (another message, error type or test), which must not;
-// and <c>.want, the normalised text of <c>.a.
+// and <c>.want, the normalised text of <c>.a, which -update (make golden)
+// rewrites. A new case needs all four; the want file may start empty.
 func TestRealOutputs(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
 	if err != nil || len(files) == 0 {
