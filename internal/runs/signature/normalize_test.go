@@ -177,6 +177,24 @@ func TestStacks(t *testing.T) {
 			"Error: boom\n  at f0 (f0.js:<n>:<n>)\n  at f1 (f1.js:<n>:<n>)\n  at f2 (f2.js:<n>:<n>)\n" +
 				"Caused by: Error: inner\n  at f0 (f0.js:<n>:<n>)\n  at f1 (f1.js:<n>:<n>)\n  at f2 (f2.js:<n>:<n>)",
 		},
+		{
+			"RUST_BACKTRACE=full: addresses, hashes and inlined frames",
+			"stack backtrace:\n" +
+				"   0:     0x55f1b77ea7db - std::backtrace_rs::backtrace::libunwind::trace::h5a5b8284f2d0c266\n" +
+				"                               at /rustc/38213856a8a3a6d49a234e0d95a722a4f28a2b18/library/std/src/backtrace.rs:116:5\n" +
+				"   1:     0x55f1b77e1234 - app::config::parse_port::h0be520bdeb30de61\n" +
+				"                               at /home/a/app/src/config.rs:41:10\n" +
+				"                           app::config::load::hd504aa0dad344db7\n" +
+				"                               at /home/a/app/src/config.rs:18:16\n" +
+				"   2:     0x55f1b77e5678 - app::main::h348dc73109f901c9\n" +
+				"                               at /home/a/app/src/main.rs:7:18\n" +
+				"  13:     0x7f3e525c2088 - start_thread\n" +
+				"  14:     0x7f3e52645f8c - clone3\n" +
+				"  15:                0x0 - <unknown>",
+			"stack backtrace:\n  app::config::parse_port::<hex>\n  at config.rs:<n>:<n>\n  app::config::load::<hex>\n  at config.rs:<n>:<n>\n" +
+				"  app::main::<hex>\n  at main.rs:<n>:<n>",
+		},
+		{"a Rust thread id goes", "thread 'main' (6543) panicked at src/main.rs:3:5:", "thread 'main' panicked at src/main.rs:<n>:<n>:"},
 		{"a numbered list is not a Rust stack", "  1: first\n  2: second\n  3: third\n  4: fourth", "  <n>: first\n  <n>: second\n  <n>: third\n  <n>: fourth"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

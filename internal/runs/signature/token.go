@@ -36,11 +36,16 @@ func (l line) appendNormal(b []byte) []byte {
 		}
 	case rustFrameLine:
 		// "   9: app::main": the number and its alignment depend on how
-		// many of the runtime's frames came before.
-		_, sym, _ := strings.Cut(strings.TrimLeft(s, " \t"), ": ")
-		return appendText(append(b, ' ', ' '), sym)
+		// many of the runtime's frames came before; the address of the
+		// full format, on where the program was loaded.
+		return appendText(append(b, ' ', ' '), rustSymbol(strings.TrimLeft(s, " \t")))
 	}
-	return appendText(b, s)
+	b = appendText(b, s)
+	if k := bytes.Index(b, []byte("' ("+numberMark+") panicked at ")); k >= 0 {
+		// Rust 1.91 names the thread by its id too: thread 'main' (6543).
+		b = append(b[:k+1], b[k+1+len(" ("+numberMark+")"):]...)
+	}
+	return b
 }
 
 // openParen returns the index of the "(" that matches the ")" that ends s,
@@ -191,7 +196,8 @@ func appendWord(b []byte, s string, i int, prev byte) ([]byte, int) {
 		return append(b, pathTail(s[i+len("file://"):j])...), j
 	}
 	end := wordEnd(s, i)
-	if isHashWord(s[i:end]) {
+	if isHashWord(s[i:end]) || c == 'h' && prev == ':' && end-i == 17 && isHashWord("0"+s[i+1:end]) {
+		// A hash, or the one Rust appends to a symbol: app::main::h0be520bdeb30de61.
 		return append(b, hexMark...), end
 	}
 	if !isDigit(c) {
