@@ -58,6 +58,7 @@ type frame struct {
 func keepLines(lines []string) []line {
 	out := make([]line, 0, len(lines))
 	seenGoroutine, otherGoroutine := false, false
+	var runs testRuns
 	for i := 0; i < len(lines); {
 		if f := frameAt(lines, i); f.end > i {
 			run := []frame{f}
@@ -93,12 +94,66 @@ func keepLines(lines []string) []line {
 			continue
 		}
 		otherGoroutine = false
+		if name, ok := strings.CutPrefix(t, "=== RUN "); ok {
+			runs.started(strings.TrimSpace(name), len(out))
+			continue
+		}
 		if isNoise(s, t) {
 			continue
+		}
+		if name, ok := strings.CutPrefix(t, "--- FAIL: "); ok {
+			if at := runs.failed(testName(name)); at >= 0 {
+				out = slices.Insert(out, at, line{text: s})
+				continue
+			}
 		}
 		out = append(out, line{text: s})
 	}
 	return out
+}
+
+// testRuns remembers where go test -v started each test, to put its
+// "--- FAIL" line there: before the test's log, where go test without -v
+// prints it, so that both orders give one signature.
+type testRuns struct {
+	names []string
+	at    []int // where in the kept lines each test's output starts
+}
+
+// maxTestRuns bounds the tests remembered, and so the work per failure, in
+// a long log.
+const maxTestRuns = 256
+
+func (r *testRuns) started(name string, at int) {
+	if len(r.names) < maxTestRuns {
+		r.names = append(r.names, name)
+		r.at = append(r.at, at)
+	}
+}
+
+// failed returns where the "--- FAIL" line of the test belongs, or -1 when
+// its start was not seen, and moves the tests started after it down one.
+func (r *testRuns) failed(name string) int {
+	k := slices.Index(r.names, name)
+	if k < 0 {
+		return -1
+	}
+	at := r.at[k]
+	r.names = slices.Delete(r.names, k, k+1)
+	r.at = slices.Delete(r.at, k, k+1)
+	for j := range r.at {
+		if r.at[j] >= at {
+			r.at[j]++
+		}
+	}
+	return at
+}
+
+// testName returns the test of a "--- FAIL: " line: "TestX/sub (0.00s)" →
+// "TestX/sub".
+func testName(rest string) string {
+	name, _, _ := strings.Cut(rest, " ")
+	return name
 }
 
 // appendTop appends the top frames of run to out: the first ones, or the
