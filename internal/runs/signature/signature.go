@@ -13,6 +13,11 @@
 //
 // Both are pure functions of the text: deterministic, without I/O or state,
 // and linear in the length of the text.
+//
+// What Normalize does is part of memctl's files: run records store
+// signatures and playbooks are named by them, so a change to it changes
+// the signatures of errors already recorded and belongs in the changelog.
+// testdata/*.txtar pins the normalised text of real outputs.
 package signature
 
 import (
