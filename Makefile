@@ -37,10 +37,11 @@ test: lint tidy-check
 script:
 	$(GO) test ./cmd/memctl
 
-## golden: rewrite the golden files of the testscripts and of
-## internal/cli/testdata (read the diff before committing)
+## golden: rewrite the golden files of the testscripts, of
+## internal/cli/testdata and the normalised texts of
+## internal/runs/signature/testdata (read the diff before committing)
 golden:
-	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl ./internal/cli
+	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl ./internal/cli ./internal/runs/signature
 
 ## demo: build memctl and run its main job on the bundled example workspace
 demo: build
