@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memctl/memctl/internal/runs/signature"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,9 +57,9 @@ the playbook file is one memctl cannot read (fix it first: memctl check).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPlaybookPropose(cmd.Context(), env, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.signature, "signature", "", "the error signature: 12 lowercase hex digits (memctl signature prints it)")
+	f.StringVar(&opts.signature, "signature", "", "the error signature: 12 lowercase hex digits (default: the signature of --error)")
 	f.StringArrayVar(&opts.steps, "steps", nil, "a fix step; repeatable, one step each, in order")
-	f.StringVar(&opts.errText, "error", "", "what the error looks like: an excerpt of at most 1000 characters")
+	f.StringVar(&opts.errText, "error", "", "what the error looks like: an excerpt of at most 1000 characters; gives the signature when --signature is not set")
 	f.StringArrayVar(&opts.evidence, "evidence", nil, "evidence `kind:ref` (run, task, commit, file, url); repeatable, at least one")
 	f.StringVar(&opts.reason, "reason", "", "why the steps work (optional)")
 	f.StringVar(&opts.author, "author", "", "who proposes (default: the actor)")
@@ -67,10 +68,22 @@ the playbook file is one memctl cannot read (fix it first: memctl check).`,
 }
 
 func runPlaybookPropose(ctx context.Context, env *Env, opts playbookProposeOptions) error {
+	var errorText string
+	if strings.TrimSpace(opts.errText) != "" {
+		sig := signature.Of(opts.errText)
+		switch {
+		case opts.signature == "":
+			opts.signature = sig.Hash
+		case opts.signature != sig.Hash:
+			env.warnf("the --error text's signature is %s, not %s: it is kept as what the error looks like, without its normalised text", sig.Hash, opts.signature)
+		}
+		if opts.signature == sig.Hash {
+			errorText = sig.Text
+		}
+	}
 	switch {
 	case opts.signature == "":
-		// Deriving the signature from --error needs internal/runs/signature.
-		return usagef(errors.New("--signature is required: the error's signature, 12 lowercase hex digits (memctl signature prints it)"))
+		return usagef(errors.New("give the error with --error \"text\" or its signature with --signature (12 lowercase hex digits, as memctl signature prints it)"))
 	case !ledger.ValidSignature(opts.signature):
 		return usagef(fmt.Errorf("--signature %q: a signature is 12 lowercase hex digits (memctl signature prints it)", opts.signature))
 	case len(opts.steps) == 0:
@@ -100,7 +113,7 @@ func runPlaybookPropose(ctx context.Context, env *Env, opts playbookProposeOptio
 	if author == "" {
 		author = env.actor(ws).Name
 	}
-	p, err := env.book(ws).ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, Excerpt: opts.errText,
+	p, err := env.book(ws).ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, ErrorText: errorText, Excerpt: opts.errText,
 		Steps: opts.steps, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/runs/signature"
+
 	"github.com/memctl/memctl/internal/fsx"
 )
 
@@ -129,9 +131,6 @@ type PutOptions struct {
 	// Gate is how text passes the secret gate: Refuse (what agents type)
 	// or Redact (what hooks mine from transcripts).
 	Gate Gate
-	// Sign computes the signature of an error's text, for errors recorded
-	// without one; nil leaves them without.
-	Sign func(text string) string
 }
 
 // Put writes r, merged into the existing record of its run id if there is
@@ -149,14 +148,20 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	in := r.clone()
+	// An error recorded without a signature gets the one of its whole
+	// text as given: the signature drops colour codes and control
+	// characters, which the gate would turn into other characters, and is
+	// a hash, which holds no secret.
 	for i := range in.Errors {
-		if in.Errors[i].Signature == "" && opts.Sign != nil {
-			in.Errors[i].Signature = opts.Sign(in.Errors[i].Excerpt)
+		if in.Errors[i].Signature == "" {
+			in.Errors[i].Signature = signature.Of(in.Errors[i].Excerpt).Hash
 		}
-		in.Errors[i].Excerpt = Cut(in.Errors[i].Excerpt, MaxExcerpt)
 	}
 	if err := opts.Gate.pass(in); err != nil {
 		return Entry{}, false, err
+	}
+	for i := range in.Errors {
+		in.Errors[i].Excerpt = Cut(in.Errors[i].Excerpt, MaxExcerpt)
 	}
 	p, err := s.Find(r.RunID)
 	created := errors.Is(err, ErrNotFound)
