@@ -179,6 +179,10 @@ func sourcesFor(ws *config.Workspace) []index.Source {
 			if !ws.Config.Tasks.Enabled {
 				continue
 			}
+		case index.KindRun, index.KindPlaybook:
+			if !ws.Config.Runs.Enabled {
+				continue
+			}
 		}
 		out = append(out, src)
 	}

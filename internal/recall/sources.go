@@ -13,10 +13,9 @@ import (
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-// Sources are the kinds of documents recall searches. Run digests join
-// as their issue lands: one more Source.
+// Sources are the kinds of documents recall searches.
 func Sources() []index.Source {
-	return []index.Source{factSource{}, taskSource{}, proposalSource{}, playbookSource{}}
+	return []index.Source{factSource{}, taskSource{}, proposalSource{}, playbookSource{}, runSource{}}
 }
 
 // under joins names listed in the directory rel to it, as slash paths.

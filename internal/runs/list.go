@@ -105,7 +105,7 @@ func (s Store) List(f Filter) (Listing, error) {
 		}
 	}
 	slices.SortFunc(out.Entries, func(a, b Entry) int {
-		if c := b.Record.sortTime().Compare(a.Record.sortTime()); c != 0 {
+		if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Record.RunID, b.Record.RunID)
@@ -114,6 +114,24 @@ func (s Store) List(f Filter) (Listing, error) {
 		out.Entries = out.Entries[:f.Limit]
 	}
 	return out, nil
+}
+
+// Files lists the record files, Rel-based and slash-separated
+// (.ledger/runs/2026-11/r-x.json), months oldest first: what recall
+// indexes.
+func (s Store) Files() ([]string, error) {
+	months, err := s.months()
+	if err != nil {
+		return nil, err
+	}
+	names, _, err := s.scan(months)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range names {
+		names[i] = s.Rel + "/" + n
+	}
+	return names, nil
 }
 
 // scan lists the record files of the months (month/name.json) with what
@@ -159,7 +177,9 @@ func (s Store) scan(months []string) ([]string, []stamp, error) {
 	return names, stamps, nil
 }
 
-func (r *Record) sortTime() time.Time {
+// SortTime is when the run started, else when it ended when its start is
+// unknown: the time runs are listed and recalled by.
+func (r *Record) SortTime() time.Time {
 	if !r.StartedAt.IsZero() {
 		return r.StartedAt
 	}
