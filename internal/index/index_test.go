@@ -253,6 +253,19 @@ p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database co
 		if !slices.Equal(w, c.want) || !slices.Equal(d, c.want) {
 			t.Errorf("%s: words %v, dense %v, want %v", c.name, w, d, c.want)
 		}
+		// Select filters ids found otherwise the same way, in their order.
+		sel, err := x.Select(ctx, []string{"note:t2", "note:p1", "note:gone", "note:f1", "note:t1", "note:t2"}, c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(sel)
+		if !slices.Equal(sel, c.want) && !(len(sel) == 0 && c.want == nil) {
+			t.Errorf("%s: select %v, want %v", c.name, sel, c.want)
+		}
+	}
+	sel, _ := x.Select(ctx, []string{"note:t2", "note:gone", "note:t1", "note:t2"}, Filter{})
+	if !slices.Equal(sel, []string{"note:t2", "note:t1"}) {
+		t.Errorf("select keeps the order given, once each, without ids not indexed: %v", sel)
 	}
 }
 

@@ -264,6 +264,45 @@ func (x *Index) Metas(ctx context.Context, ids []string) (map[string]Meta, error
 	return out, nil
 }
 
+// Select returns the ids among ids that are in the index and pass f, in
+// the order given: documents found by other means than a ranking (recall
+// --error's exact matches), filtered as a ranking's are.
+func (x *Index) Select(ctx context.Context, ids []string, f Filter) ([]string, error) {
+	where, fargs := sqlFilter(f)
+	pass := make(map[string]bool, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, 0, len(chunk)+len(fargs))
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := x.db.QueryContext(ctx, `SELECT d.id FROM docs d WHERE d.id IN (`+placeholders(len(chunk))+`)`+where, append(args, fargs...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			pass[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, len(pass))
+	for _, id := range ids {
+		if pass[id] {
+			out = append(out, id)
+			delete(pass, id) // an id given twice is returned once
+		}
+	}
+	return out, nil
+}
+
 // Docs returns the documents with these ids, in the same order; an id not
 // in the index gives a zero Doc.
 func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {

@@ -98,6 +98,9 @@ type Result struct {
 	// Matched are the query's words found in the snippet, for
 	// highlighting.
 	Matched []string
+	// Match says how recall --error found it (MatchSignature,
+	// MatchSimilar); "" in an ordinary search.
+	Match string
 }
 
 // Answer is a search's results and how they were found.
@@ -129,6 +132,17 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		return Answer{}, err
 	}
 	opts.defaults()
+	ans, top, err := search(ctx, x, query, opts)
+	if err != nil {
+		return ans, err
+	}
+	ans.Results, err = results(ctx, x, query, top)
+	return ans, err
+}
+
+// search ranks the documents for query: the best opts.K, fused and
+// weighed by the priors.
+func search(ctx context.Context, x *index.Index, query string, opts Options) (Answer, []fusedHit, error) {
 	ans := Answer{Mode: opts.Mode}
 	var words, dense []index.Hit
 	var err, wordsErr error
@@ -146,10 +160,10 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		dense, err = searchDense(ctx, x, query, opts)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ans, ctx.Err()
+				return ans, nil, ctx.Err()
 			}
 			if opts.Mode == ModeDense {
-				return ans, err
+				return ans, nil, err
 			}
 			ans.Warning = fmt.Sprintf("dense search failed (%v); words only", err)
 			ans.Mode = ModeBM25
@@ -158,14 +172,10 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	}
 	<-done
 	if wordsErr != nil {
-		return ans, wordsErr
+		return ans, nil, wordsErr
 	}
 	top, err := rank(ctx, x, fuse(words, dense, opts), opts)
-	if err != nil {
-		return ans, err
-	}
-	ans.Results, err = results(ctx, x, query, top)
-	return ans, err
+	return ans, top, err
 }
 
 // rank applies the priors to the fused candidates and keeps the best k.

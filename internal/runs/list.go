@@ -18,7 +18,9 @@ type Filter struct {
 	TaskID string    // runs that worked on this task
 	Status string    // runs with this status (unknown: none recorded)
 	Since  time.Time // runs that did something at or after this time (ended_at, else started_at)
-	Limit  int       // at most this many, newest first (0: all)
+	// Signature selects runs one of whose errors has this signature.
+	Signature string
+	Limit     int // at most this many, newest first (0: all)
 }
 
 // Listing is what List found: the records that match, newest first, and
@@ -193,6 +195,8 @@ func (f Filter) selects(r *Record) bool {
 	case f.Status != "" && r.StatusOrUnknown() != f.Status:
 		return false
 	case !f.Since.IsZero() && r.Time().Before(f.Since):
+		return false
+	case f.Signature != "" && !r.HasSignature(f.Signature):
 		return false
 	}
 	return true

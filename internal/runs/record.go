@@ -171,6 +171,11 @@ func Cut(s string, n int) string {
 // HasTask reports whether the run worked on task id.
 func (r *Record) HasTask(id string) bool { return slices.Contains(r.TaskIDs, id) }
 
+// HasSignature reports whether one of the run's errors has signature sig.
+func (r *Record) HasSignature(sig string) bool {
+	return slices.ContainsFunc(r.Errors, func(e Error) bool { return e.Signature == sig })
+}
+
 // StatusOrUnknown is the run's status, "unknown" when none was recorded.
 func (r *Record) StatusOrUnknown() string {
 	if r.Status == "" {

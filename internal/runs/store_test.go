@@ -145,7 +145,8 @@ func TestListFiltersNewestFirst(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	mustPut(t, s, &Record{RunID: "r-old", StartedAt: day0.AddDate(0, -3, 0), TaskIDs: []string{"a"}, Status: StatusSuccess})
-	mustPut(t, s, &Record{RunID: "r-mid", StartedAt: day0.AddDate(0, 0, -2), EndedAt: day0, TaskIDs: []string{"a", "b"}, Status: StatusFailure})
+	mustPut(t, s, &Record{RunID: "r-mid", StartedAt: day0.AddDate(0, 0, -2), EndedAt: day0, TaskIDs: []string{"a", "b"}, Status: StatusFailure,
+		Errors: []Error{{Signature: "0123456789ab", Excerpt: "boom"}, {Excerpt: "bang"}}})
 	mustPut(t, s, &Record{RunID: "r-new", StartedAt: day0.Add(time.Hour)})
 	mustPut(t, s, &Record{RunID: "r-new2", StartedAt: day0.Add(time.Hour)})
 	p := filepath.Join(s.Dir, "2026-11", "r-bad.json")
@@ -161,6 +162,9 @@ func TestListFiltersNewestFirst(t *testing.T) {
 		{"unknown status", Filter{Status: StatusUnknown}, "r-new,r-new2"},
 		{"since counts the end", Filter{Since: day0.Add(-time.Minute)}, "r-new,r-new2,r-mid"},
 		{"limit", Filter{Limit: 1}, "r-new"},
+		{"signature given", Filter{Signature: "0123456789ab"}, "r-mid"},
+		{"signature filled in", Filter{Signature: signature.Of("bang").Hash}, "r-mid"},
+		{"signature nobody has", Filter{Signature: "ffffffffffff"}, ""},
 	} {
 		l, err := s.List(tc.f)
 		if err != nil {
