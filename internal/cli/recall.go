@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/recall"
+	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/runs/signature"
 )
 
 type recallOptions struct {
@@ -25,25 +28,31 @@ type recallOptions struct {
 	label    string
 	since    string
 	scope    string
+	errText  string
 	json     bool
 }
 
 func newRecallCmd(env *Env) *cobra.Command {
 	var opts recallOptions
 	cmd := &cobra.Command{
-		Use:   "recall QUERY",
-		Short: "Search facts, tasks and proposals by meaning and by words",
-		Long: `Recall ranks what memctl knows — facts, tasks, proposals (and run digests and
-playbooks as they land) — against a question, fusing BM25 over words with
-dense vectors from an offline embedder. Every result says where it comes
-from (file, line). The index under the git directory is brought up to date
-first: only files that changed are read again.`,
+		Use:   "recall QUERY | --error TEXT",
+		Short: "Search facts, tasks, proposals, runs and playbooks by meaning and by words",
+		Long: `Recall ranks what memctl knows — facts, tasks, proposals, run records and
+playbooks — against a question, fusing BM25 over words with dense vectors
+from an offline embedder. Every result says where it comes from (file,
+line). The index under the git directory is brought up to date first: only
+files that changed are read again.
+
+With --error, the question is an error text (- reads it from stdin): the
+playbook of its signature and the runs that met the same error come first,
+newest first, marked as signature matches; similar errors follow.`,
 		Example: `  memctl recall "which database do we use"
   memctl recall "flaky integration tests" --kind task --status open --json
-  memctl recall "port clash" --mode bm25 -k 5`,
-		Args: cobra.ExactArgs(1),
+  memctl recall "what did we do on the parser" --kind run --since 7d
+  go test ./... 2>&1 | memctl recall --error - --json`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRecall(cmd.Context(), env, args[0], opts)
+			return runRecall(cmd.Context(), env, args, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -55,6 +64,7 @@ first: only files that changed are read again.`,
 	f.StringVar(&opts.label, "label", "", "only tasks with this label")
 	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02) or a duration ago (72h, 14d)")
 	f.StringVar(&opts.scope, "scope", "", "only documents under a path prefix, or a scope named in [recall.scopes]")
+	f.StringVar(&opts.errText, "error", "", "search by an error `text` (- reads stdin): its signature's playbook and runs first")
 	f.BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -65,13 +75,16 @@ type recallJSON struct {
 	Query         string             `json:"query"`
 	Mode          string             `json:"mode"`
 	Results       []recallResultJSON `json:"results"`
-	TookMS        float64            `json:"took_ms"`
+	// Signature is the error text's, with --error only.
+	Signature *recallSignatureJSON `json:"signature,omitempty"`
+	TookMS    float64              `json:"took_ms"`
 }
 
-func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) error {
+func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions) error {
 	start := env.Now()
-	if err := recall.CheckQuery(query); err != nil {
-		return usagef(withHint(err, `ask in words, e.g. memctl recall "which database do we use"`))
+	query, err := recallQuery(env, args, &opts)
+	if err != nil {
+		return err
 	}
 	ws, err := env.Workspace()
 	if err != nil {
@@ -95,7 +108,7 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 	if _, err := x.Update(ctx, ws.Root, sourcesFor(ws)); err != nil {
 		return fmt.Errorf("update the recall index: %w", err)
 	}
-	ans, err := recall.Search(ctx, x, query, so)
+	ans, sig, err := recallSearch(ctx, env, ws, x, query, opts, so)
 	if err != nil {
 		return err
 	}
@@ -107,9 +120,17 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 	}
 	if opts.json {
 		took := float64(env.Now().Sub(start).Microseconds()) / 1000
-		return writeJSON(env.Out, recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results), TookMS: took})
+		out := recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results), TookMS: took}
+		if sig != nil {
+			out.Query, out.Signature = sig.Text, &recallSignatureJSON{Hash: sig.Hash, Normalized: sig.Text}
+		}
+		return writeJSON(env.Out, out)
 	}
 	if len(ans.Results) == 0 {
+		if sig != nil {
+			env.notef("nothing found for the error %s", sig.Hash)
+			return nil
+		}
 		env.notef("nothing found for %q", query)
 		return nil
 	}
@@ -119,13 +140,56 @@ func runRecall(ctx context.Context, env *Env, query string, opts recallOptions) 
 			loc += fmt.Sprintf(":%d", r.Source.Line)
 		}
 		// Escaped before highlight adds its own escapes.
-		fmt.Fprintf(env.Out, "%d. [%s] %s  %s\n", i+1, r.Kind, visibleLine(r.ID), highlight(env, visibleLine(r.Title), r.Matched))
+		same := ""
+		if r.Match == recall.MatchSignature {
+			same = "  (same error)"
+		}
+		fmt.Fprintf(env.Out, "%d. [%s] %s  %s%s\n", i+1, r.Kind, visibleLine(r.ID), highlight(env, visibleLine(r.Title), r.Matched), same)
 		if r.Snippet != "" && r.Snippet != r.Title {
 			fmt.Fprintf(env.Out, "   %s\n", highlight(env, visibleLine(r.Snippet), r.Matched))
 		}
 		fmt.Fprintf(env.Out, "   %s  score %.4f\n", visibleLine(loc), r.Score)
 	}
 	return nil
+}
+
+// recallQuery is the question: the argument, or with --error the error
+// text (stdin's for -), which is what the index is searched for.
+func recallQuery(env *Env, args []string, opts *recallOptions) (string, error) {
+	switch {
+	case opts.errText != "" && len(args) > 0:
+		return "", usagef(withHint(errors.New("give a query or --error, not both"), `memctl recall "words" or memctl recall --error "the error text"`))
+	case opts.errText != "":
+		return errorText(env, opts.errText)
+	case len(args) == 0:
+		return "", usagef(withHint(errors.New("no query"), `ask in words, e.g. memctl recall "which database do we use", or give --error "the error text"`))
+	}
+	if err := recall.CheckQuery(args[0]); err != nil {
+		return "", usagef(withHint(err, `ask in words, e.g. memctl recall "which database do we use"`))
+	}
+	return args[0], nil
+}
+
+// recallSearch searches the up-to-date index: by words and meaning, or
+// with --error by the text's signature first (sig is then its signature).
+func recallSearch(ctx context.Context, env *Env, ws *config.Workspace, x *index.Index, query string, opts recallOptions, so recall.Options) (recall.Answer, *signature.Signature, error) {
+	if opts.errText == "" {
+		ans, err := recall.Search(ctx, x, query, so)
+		return ans, nil, err
+	}
+	var store *runs.Store
+	if ws.Config.Runs.Enabled {
+		rs, err := env.openRuns(ctx, false)
+		if err != nil {
+			return recall.Answer{}, nil, err
+		}
+		store = &rs.store
+	}
+	ea, err := recall.SearchError(ctx, x, store, query, so)
+	if errors.Is(err, recall.ErrEmptyQuery) {
+		return ea.Answer, nil, usagef(errOnlyNoise)
+	}
+	return ea.Answer, &ea.Signature, err
 }
 
 func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (recall.Options, error) {

@@ -22,6 +22,15 @@ type recallResultJSON struct {
 	Scores    recallScoresJSON `json:"scores"`
 	Source    recallSourceJSON `json:"source"`
 	CreatedAt *time.Time       `json:"created_at"`
+	// Match is how recall --error found it: "signature" (the same
+	// error) or "similar"; absent in an ordinary recall.
+	Match string `json:"match,omitempty"`
+}
+
+// recallSignatureJSON is the signature recall --error searched by.
+type recallSignatureJSON struct {
+	Hash       string `json:"hash"`
+	Normalized string `json:"normalized"`
 }
 
 type recallScoresJSON struct {
@@ -43,7 +52,7 @@ func toRecallResultsJSON(rs []recall.Result) []recallResultJSON {
 			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
 			Scores:    recallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Fused: r.Scores.Fused},
 			Source:    recallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
-			CreatedAt: r.CreatedAt,
+			CreatedAt: r.CreatedAt, Match: r.Match,
 		}
 	}
 	return out

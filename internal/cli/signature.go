@@ -52,30 +52,48 @@ type signatureJSON struct {
 	Normalized    string `json:"normalized"`
 }
 
-func runSignature(_ context.Context, env *Env, opts signatureOptions, args []string) error {
-	var text string
-	switch {
-	case len(args) == 1 && args[0] != "-":
-		text = args[0]
-	case len(args) == 0 && env.StdinTTY:
-		return usagef(errors.New("no error text: give it as an argument or on stdin"))
-	default:
+// errNoErrorText and errOnlyNoise refuse an error text to take the
+// signature of (signature, recall --error).
+var (
+	errNoErrorText = errors.New("no error text: give it as an argument or on stdin")
+	errOnlyNoise   = errors.New("nothing of the error text is left once normalised: it holds only blank lines, colour codes or a test runner's progress (=== RUN, --- PASS, ok lines)")
+)
+
+// errorText is the error text given, or stdin's when it is "-"; blank is a
+// usage error.
+func errorText(env *Env, text string) (string, error) {
+	if text == "-" {
 		b, err := io.ReadAll(env.In)
 		if err != nil {
-			return fmt.Errorf("read the error text from stdin: %w", err)
+			return "", fmt.Errorf("read the error text from stdin: %w", err)
 		}
 		text = string(b)
 	}
 	if strings.TrimSpace(text) == "" {
-		return usagef(errors.New("no error text: give it as an argument or on stdin"))
+		return "", usagef(errNoErrorText)
+	}
+	return text, nil
+}
+
+func runSignature(_ context.Context, env *Env, opts signatureOptions, args []string) error {
+	from := "-"
+	switch {
+	case len(args) == 1:
+		from = args[0]
+	case env.StdinTTY:
+		return usagef(errNoErrorText)
+	}
+	text, err := errorText(env, from)
+	if err != nil {
+		return err
 	}
 	sig := signature.Of(text)
 	if sig.Text == "" {
-		return usagef(errors.New("nothing of the error text is left once normalised: it holds only blank lines, colour codes or a test runner's progress (=== RUN, --- PASS, ok lines)"))
+		return usagef(errOnlyNoise)
 	}
 	if opts.json {
 		return writeJSON(env.Out, signatureJSON{SchemaVersion: schemaVersion, Signature: sig.Hash, Normalized: sig.Text})
 	}
-	_, err := fmt.Fprintf(env.Out, "%s\n%s\n", sig.Hash, visible(sig.Text))
+	_, err = fmt.Fprintf(env.Out, "%s\n%s\n", sig.Hash, visible(sig.Text))
 	return err
 }
