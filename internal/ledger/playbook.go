@@ -106,6 +106,17 @@ func (p *Playbook) StepTexts() []string {
 	return out
 }
 
+// Title is the first line of the playbook's error text, else of its
+// excerpt, else its signature: what a list shows it by.
+func (p *Playbook) Title() string {
+	for _, t := range []string{p.Error, p.Excerpt} {
+		if first, _, _ := strings.Cut(strings.TrimSpace(t), "\n"); first != "" {
+			return strings.TrimSpace(first)
+		}
+	}
+	return p.Signature
+}
+
 // Source is the file's content as read. It must not be modified.
 func (p *Playbook) Source() []byte { return p.src }
 

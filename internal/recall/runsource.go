@@ -69,13 +69,7 @@ func runBody(r *runs.Record) string {
 		add(e.Excerpt)
 		add(e.Signature)
 	}
-	var failing []string
-	for _, t := range r.Tests {
-		if t.Status == runs.TestFail {
-			failing = append(failing, t.Name)
-		}
-	}
-	if len(failing) > 0 {
+	if failing := r.FailedTests(); len(failing) > 0 {
 		add("Failing: " + strings.Join(failing, " "))
 	}
 	if len(r.FilesChanged) > 0 {

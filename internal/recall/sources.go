@@ -152,15 +152,8 @@ func (playbookSource) Docs(file string, data []byte) ([]index.Doc, error) {
 		// reports it.
 		return nil, nil
 	}
-	title := p.Signature
-	for _, t := range []string{p.Error, p.Excerpt} {
-		if first, _, _ := strings.Cut(strings.TrimSpace(t), "\n"); first != "" {
-			title = strings.TrimSpace(first)
-			break
-		}
-	}
 	return []index.Doc{{
-		ID: index.KindPlaybook + ":" + p.Signature, Kind: index.KindPlaybook, Ref: p.Signature, Title: title,
+		ID: index.KindPlaybook + ":" + p.Signature, Kind: index.KindPlaybook, Ref: p.Signature, Title: p.Title(),
 		Body: ledger.FormatSteps(p.StepTexts()), File: file, Status: "approved", Priority: -1, Approved: true,
 	}}, nil
 }
