@@ -205,6 +205,7 @@ Guides (memctl help TOPIC):
 		newDigestCmd(env),
 		newGCCmd(env),
 		newSignatureCmd(env),
+		newWarnCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)

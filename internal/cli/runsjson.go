@@ -134,13 +134,17 @@ func toRunJSON(e runs.Entry) runJSON {
 		out.Tests = append(out.Tests, runTestJSON{Name: t.Name, Status: t.Status})
 	}
 	for _, x := range r.Errors {
-		e := runErrorJSON{Signature: x.Signature, Excerpt: x.Excerpt, File: x.File}
-		if x.Line > 0 {
-			e.Line = &x.Line
-		}
-		out.Errors = append(out.Errors, e)
+		out.Errors = append(out.Errors, toRunErrorJSON(x))
 	}
 	return out
+}
+
+func toRunErrorJSON(x runs.Error) runErrorJSON {
+	e := runErrorJSON{Signature: x.Signature, Excerpt: x.Excerpt, File: x.File}
+	if x.Line > 0 {
+		e.Line = &x.Line
+	}
+	return e
 }
 
 func toGCJSON(res runs.GCResult, dryRun bool, keepDays int) gcJSON {
