@@ -94,6 +94,10 @@ func TestNormalizeText(t *testing.T) {
 		{"make's directory changes go", "make[1]: Entering directory '/home/a/x'\nboom\nmake[1]: Leaving directory '/home/a/x'", "boom"},
 		{"cargo's progress goes", "   Compiling app v0.1.0 (/home/a/app)\n    Finished `dev` profile in 3.1s\nerror: boom", "error: boom"},
 		{"an unindented Compiling line stays", "Compiling failed", "Compiling failed"},
+		{"go build's package headers go", "# example.com/app/internal\ninternal/x.go:3:2: undefined: y", "internal/x.go:<n>:<n>: undefined: y"},
+		{"go test's and vet's package headers go", "# example.com/app [example.com/app.test]\n# [example.com/app]\nx_test.go:3: bad", "x_test.go:<n>: bad"},
+		{"a module without a dot", "# command-line-arguments\n./main.go:5:1: syntax error", "./main.go:<n>:<n>: syntax error"},
+		{"a Markdown heading stays", "# Build failed\nboom", "# Build failed\nboom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Normalize(tc.in); got != tc.want {

@@ -380,8 +380,29 @@ func isNoise(s, t string) bool {
 		return true // the version of node under its stack; jest's timing
 	case s != t && isCargoProgress(t):
 		return true
+	case isGoPackageHeader(s):
+		return true // go build's, go vet's and go test's package line over its errors
 	}
 	return false
+}
+
+// isGoPackageHeader reports whether s is the line the go command prints
+// over a package's build or vet errors: "# path", "# path [path.test]" or
+// "# [path]". The errors under it name their files, so a piped whole
+// output and a recorded error line get one signature.
+func isGoPackageHeader(s string) bool {
+	rest, ok := strings.CutPrefix(s, "# ")
+	if !ok || rest == "" {
+		return false
+	}
+	pkg, test, hasTest := strings.Cut(rest, " ")
+	if hasTest && !(strings.HasPrefix(test, "[") && strings.HasSuffix(test, ".test]") && !strings.Contains(test, " ")) {
+		return false
+	}
+	pkg = strings.TrimSuffix(strings.TrimPrefix(pkg, "["), "]")
+	return pkg != "" && strings.IndexFunc(pkg, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-~", r))
+	}) < 0
 }
 
 func isCargoProgress(t string) bool {
