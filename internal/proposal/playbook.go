@@ -33,6 +33,11 @@ type PlaybookInput struct {
 	Steps              []string
 	Reason, Author     string
 	Evidence           []Evidence
+	// Pattern is stored in the proposal (Proposal.Pattern).
+	Pattern string
+	// DryRun makes every check and returns the proposal without writing
+	// it.
+	DryRun bool
 }
 
 // PlaybookPath is the playbook file of a signature relative to the
@@ -99,7 +104,7 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		return nil, err
 	}
 	p := &Proposal{SchemaVersion: SchemaVersion, Kind: KindPlaybook, Action: ActionAdd, Signature: in.Signature,
-		ErrorText: in.ErrorText, Excerpt: in.Excerpt, Steps: steps, Reason: strings.TrimSpace(in.Reason),
+		ErrorText: in.ErrorText, Excerpt: in.Excerpt, Steps: steps, Pattern: in.Pattern, Reason: strings.TrimSpace(in.Reason),
 		Evidence: in.Evidence, Author: in.Author, CreatedAt: now, Status: StatusPending}
 	p.ID, err = NewID(p, rand, func(id string) bool {
 		_, err := os.Stat(filepath.Join(b.Proposals.Path, id+".json"))
@@ -109,6 +114,9 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		return nil, err
 	}
 	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: ledger.FormatSteps(steps)}}
+	if in.DryRun {
+		return p, nil
+	}
 	return p, b.Proposals.Save(p)
 }
 

@@ -128,6 +128,14 @@ type Input struct {
 	// its approval creates the file. Without it such an add is a
 	// *CategoryError, so a typo does not start a new file.
 	NewCategory bool
+	// Pattern is stored in the proposal (Proposal.Pattern).
+	Pattern string
+	// KeepPending leaves the proposal for review whatever the category's
+	// write policy says: for what memctl files on its own.
+	KeepPending bool
+	// DryRun makes every check and returns the proposal without writing
+	// it (its id is not reserved).
+	DryRun bool
 }
 
 var categoryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
@@ -138,7 +146,8 @@ func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b
 // control characters and secrets, a fact over [facts] max_fact_chars, an
 // unknown category, a read-only category, an exact duplicate of a fact or
 // a pending proposal, an unknown fact id). Under an append or readwrite
-// policy it is applied at once. rand supplies the id's nonce.
+// policy it is applied at once, unless in.KeepPending. rand supplies the
+// id's nonce.
 func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, error) {
 	now = now.UTC().Truncate(time.Second)
 	in.Content = strings.TrimSpace(in.Content)
@@ -196,7 +205,7 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 		return nil, err
 	}
 	p := &Proposal{SchemaVersion: SchemaVersion, Action: in.Action, Category: in.Category, FactID: in.FactID,
-		Content: in.Content, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
+		Content: in.Content, Pattern: in.Pattern, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
 		CreatedAt: now, Status: StatusPending}
 	if in.Action == ActionRemove && target != nil {
 		p.Content = ""
@@ -224,7 +233,10 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 		return nil, err
 	}
 	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: p.Content}}
-	if policy == config.PolicyReadwrite || (policy == config.PolicyAppend && in.Action == ActionAdd) {
+	if in.DryRun {
+		return p, nil
+	}
+	if !in.KeepPending && (policy == config.PolicyReadwrite || (policy == config.PolicyAppend && in.Action == ActionAdd)) {
 		return p, b.approve(p, l, target, "", "policy:"+policy, now, true)
 	}
 	return p, b.Proposals.Save(p)
