@@ -204,7 +204,7 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	if err := b.refuseDuplicates(in, l); err != nil {
 		return nil, err
 	}
-	p := &Proposal{SchemaVersion: SchemaVersion, Action: in.Action, Category: in.Category, FactID: in.FactID,
+	p := &Proposal{SchemaVersion: SchemaVersion, Kind: KindFact, Action: in.Action, Category: in.Category, FactID: in.FactID,
 		Content: in.Content, Pattern: in.Pattern, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
 		CreatedAt: now, Status: StatusPending}
 	if in.Action == ActionRemove && target != nil {
