@@ -184,10 +184,10 @@ func (f *filer) fact(p runs.Pattern) error {
 		in.Content = p.Text
 		in.Reason = fmt.Sprintf("The same gotcha was recorded in %d runs: %s.", len(p.Runs), list)
 	case runs.PatternError:
-		in.Content = fmt.Sprintf("The error with signature %s keeps coming back, and no run has fixed it yet: %s", p.Signature, oneLine(p.Text))
-		in.Reason = fmt.Sprintf("%d runs met it: %s. memctl recall --error finds them.", len(p.Runs), list)
+		in.Content = fmt.Sprintf("The error with signature %s keeps coming back: %s", p.Signature, oneLine(p.Text))
+		in.Reason = fmt.Sprintf("%d runs met it (%s) and no later run on their files succeeded.", len(p.Runs), list)
 	case runs.PatternFile:
-		in.Content = fmt.Sprintf("Changes to %s keep failing: read what the runs that failed on it met before changing it.", p.Text)
+		in.Content = fmt.Sprintf("Changes to %s have failed in several runs: check what those runs ran into (memctl runs --status failure) before changing it.", p.Text)
 		in.Reason = fmt.Sprintf("%d runs failed on it: %s.", len(p.Runs), list)
 	}
 	prop, err := f.req.Book.Propose(in, f.req.Now, f.req.Rand)
