@@ -84,25 +84,14 @@ func (e *Env) consolidateRequest(rs *runsSession, dryRun bool) consolidate.Reque
 		DryRun: dryRun, NoFacts: !rs.ws.Config.Facts.Enabled}
 }
 
-// afterRecord files what recording r makes worth a proposal: candidate
-// playbooks for the errors it shows fixed, and, with all set (flush under
-// [runs] consolidate = true), every recurring pattern. It notes what it
-// filed on stderr; a failure is a warning, never the record's failure.
-// The caller holds the workspace lock.
+// afterRecord files what recording r makes worth a proposal
+// (consolidate.AfterRecord): candidate playbooks for the errors it shows
+// fixed, and, with all set (flush under [runs] consolidate = true), every
+// recurring pattern. It notes what it filed on stderr; a failure is a
+// warning, never the record's failure. The caller holds the workspace
+// lock.
 func (e *Env) afterRecord(ctx context.Context, rs *runsSession, r *runs.Record, all bool) {
-	res, err := consolidate.Candidates(ctx, e.consolidateRequest(rs, false), r)
-	e.noteFiled(res, err, "candidate playbooks")
-	if all {
-		res, err := consolidate.Run(ctx, e.consolidateRequest(rs, false))
-		e.noteFiled(res, err, "consolidation")
-	}
-}
-
-func (e *Env) noteFiled(res consolidate.Result, err error, what string) {
-	if err != nil {
-		e.warnf("%s: %v", what, err)
-		return
-	}
+	res, err := consolidate.AfterRecord(ctx, e.consolidateRequest(rs, false), r, all)
 	for _, o := range res.Filed {
 		if o.Proposal.IsPlaybook() {
 			e.notef("filed candidate playbook %s for %s (memctl review %s)", o.Proposal.ID, o.Proposal.Signature, o.Proposal.ID)
@@ -112,6 +101,9 @@ func (e *Env) noteFiled(res consolidate.Result, err error, what string) {
 	}
 	for _, o := range res.Refused {
 		e.warnf("%s not filed: %s", o.Pattern, o.Warning)
+	}
+	if err != nil {
+		e.warnf("proposals for what recurs across runs: %v", err)
 	}
 }
 

@@ -140,6 +140,24 @@ func Candidates(ctx context.Context, req Request, r *runs.Record) (Result, error
 	return res, nil
 }
 
+// AfterRecord is what a front-end calls after writing run record r (memctl
+// run record, flush): Candidates for r, then, with all set ([runs]
+// consolidate = true, at the end of a session), Run, in one result. A
+// candidate that Run would file again is filed once: both read the
+// proposals as they are on disk.
+func AfterRecord(ctx context.Context, req Request, r *runs.Record, all bool) (Result, error) {
+	res, err := Candidates(ctx, req, r)
+	if err != nil || !all {
+		return res, err
+	}
+	more, err := Run(ctx, req)
+	res.Filed = append(res.Filed, more.Filed...)
+	res.Skipped = append(res.Skipped, more.Skipped...)
+	res.Refused = append(res.Refused, more.Refused...)
+	res.Problems = append(res.Problems, more.Problems...)
+	return res, err
+}
+
 // filer files proposals for patterns, once each.
 type filer struct {
 	req   Request

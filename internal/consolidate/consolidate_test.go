@@ -210,3 +210,37 @@ func TestCandidateStepsWithoutADigestNameTheFiles(t *testing.T) {
 		t.Fatalf("steps = %q; want the decisions, not the next steps", got)
 	}
 }
+
+// TestAfterRecordFilesTheCandidateOnce: flush under [runs] consolidate =
+// true files the candidate and the other patterns, the candidate once.
+func TestAfterRecordFilesTheCandidateOnce(t *testing.T) {
+	t.Parallel()
+	for _, all := range []bool{false, true} {
+		w := newWorkspace(t)
+		for i, id := range []string{"r-a", "r-b", "r-c"} {
+			w.record(id, i, runs.StatusFailure, func(r *runs.Record) {
+				r.Errors = []runs.Error{{Excerpt: "boom"}}
+				r.FilesChanged = []string{"a.go"}
+			})
+		}
+		fixed := w.record("r-fix", 5, runs.StatusSuccess, func(r *runs.Record) { r.FilesChanged = []string{"a.go"} })
+		res, err := AfterRecord(context.Background(), w.req(false), fixed, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, o := range res.Filed {
+			kinds = append(kinds, o.Kind)
+		}
+		want := []string{KindFix}
+		if all {
+			want = append(want, runs.PatternFile) // the error's pattern is the fix, filed already
+		}
+		if !slices.Equal(kinds, want) || len(w.proposals()) != len(want) {
+			t.Errorf("all=%v: filed %v, want %v", all, kinds, want)
+		}
+		if all && (len(res.Skipped) != 1 || res.Skipped[0].Kind != KindFix) {
+			t.Errorf("all=%v: skipped %+v, want the fix", all, res.Skipped)
+		}
+	}
+}
