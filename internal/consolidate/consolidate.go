@@ -82,28 +82,33 @@ func Run(ctx context.Context, req Request) (Result, error) {
 		return res, err
 	}
 	res.Problems = l.Problems
-	patterns := runs.Patterns(l.Entries, runs.MinRecurrence)
+	return res, file(ctx, req, &res, runs.Patterns(l.Entries, runs.MinRecurrence))
+}
+
+// file files a proposal for each pattern: its fix's candidate playbook
+// when it has one, else a fact.
+func file(ctx context.Context, req Request, res *Result, patterns []runs.Pattern) error {
 	if len(patterns) == 0 {
-		return res, nil
+		return nil
 	}
-	f, err := newFiler(req, &res)
+	f, err := newFiler(req, res)
 	if err != nil {
-		return res, err
+		return err
 	}
 	for _, p := range patterns {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return err
 		}
-		if p.Kind == runs.PatternError && p.Fix != nil {
+		if p.Fix != nil {
 			err = f.fix(*p.Fix, p.Runs)
 		} else {
 			err = f.fact(p)
 		}
 		if err != nil {
-			return res, err
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // Candidates files a candidate playbook proposal for each error that
@@ -120,24 +125,14 @@ func Candidates(ctx context.Context, req Request, r *runs.Record) (Result, error
 	if err != nil {
 		return res, err
 	}
-	fixes := runs.FixesFor(r, l.Entries)
-	if len(fixes) == 0 {
-		return res, nil
+	var patterns []runs.Pattern
+	for _, fx := range runs.FixesFor(r, l.Entries) {
+		patterns = append(patterns, runs.Pattern{Kind: runs.PatternError, Key: fx.Key(), Signature: fx.Signature, Runs: fx.Failed, Fix: &fx})
 	}
-	res.Problems = l.Problems
-	f, err := newFiler(req, &res)
-	if err != nil {
-		return res, err
+	if len(patterns) > 0 {
+		res.Problems = l.Problems
 	}
-	for _, fx := range fixes {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		if err := f.fix(fx, nil); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
+	return res, file(ctx, req, &res, patterns)
 }
 
 // AfterRecord is what a front-end calls after writing run record r (memctl
@@ -213,11 +208,8 @@ func (f *filer) fact(p runs.Pattern) error {
 }
 
 // fix files the candidate playbook proposal of fx; cited are the runs of
-// the error pattern it fixes (nil: fx's failed runs).
+// the error pattern it fixes.
 func (f *filer) fix(fx runs.Fix, cited []string) error {
-	if cited == nil {
-		cited = fx.Failed
-	}
 	o := Outcome{Kind: KindFix, Pattern: fx.Key(), Runs: append(append([]string(nil), cited...), fx.Fixed.RunID)}
 	if f.skip(&o) {
 		return nil
