@@ -66,6 +66,10 @@ func runConsolidate(ctx context.Context, env *Env, opts consolidateOptions) erro
 		t.row(verb, cmp.Or(o.Proposal.ID, "-"), o.Pattern, strconv.Itoa(len(o.Runs)), visibleLine(proposalSummary(o.Proposal)))
 	}
 	for _, o := range res.Skipped {
+		if o.Proposal == nil { // a fact, a playbook or another proposal says it
+			t.row("skipped (there)", "-", o.Pattern, strconv.Itoa(len(o.Runs)), visibleLine(o.Warning))
+			continue
+		}
 		t.row("skipped ("+o.Proposal.Status+")", o.Proposal.ID, o.Pattern, strconv.Itoa(len(o.Runs)), visibleLine(proposalSummary(o.Proposal)))
 	}
 	if len(res.Filed)+len(res.Skipped) == 0 {

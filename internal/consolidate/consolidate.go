@@ -57,14 +57,17 @@ type Outcome struct {
 	Runs    []string // the runs it cites, oldest first (a fix: the failed runs, then the fixed one)
 	// Proposal is what was filed (a dry run: what would be, without an
 	// id); for a skipped pattern, the proposal that has it already; nil
-	// when refused.
+	// when refused, or skipped because a fact, a playbook or another
+	// proposal says it already.
 	Proposal *proposal.Proposal
-	// Warning says why a refused pattern was not filed.
+	// Warning says why a refused pattern was not filed, or which fact,
+	// playbook or proposal says a skipped one already.
 	Warning string
 }
 
 // Result is what consolidation filed, skipped because a proposal has the
-// pattern already, and refused (the write gate, a read-only or missing
+// pattern already (or a fact, a playbook or a pending proposal says it),
+// and refused (the write gate, a read-only or missing
 // category, a duplicate fact…), with the run and proposal files it could
 // not read.
 type Result struct {
@@ -239,11 +242,16 @@ func (f *filer) skip(o *Outcome) bool {
 // filed notes what filing o gave: the proposal, or a refusal; other
 // errors (reading or writing files) stop consolidation.
 func (f *filer) filed(o Outcome, p *proposal.Proposal, err error) error {
-	if err != nil {
-		if !refusal(err) {
-			return err
-		}
+	var ref *proposal.RefusedError
+	switch {
+	case errors.As(err, &ref) && ref.Duplicate:
+		o.Warning = ref.Reason
+		f.res.Skipped = append(f.res.Skipped, o)
+		return nil
+	case err != nil && refusal(err):
 		return f.refuse(o, err)
+	case err != nil:
+		return err
 	}
 	if f.req.DryRun {
 		p.ID, p.File = "", ""

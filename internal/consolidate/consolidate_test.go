@@ -244,3 +244,21 @@ func TestAfterRecordFilesTheCandidateOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatIsThereAlreadyIsSkippedNotRefused: a gotcha a person already
+// wrote down as a fact is no warning at every session's end.
+func TestWhatIsThereAlreadyIsSkippedNotRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	if err := os.WriteFile(filepath.Join(w.book.FactsDir, "pitfalls.md"), []byte("# Pitfalls\n\n- Ports clash.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"r-a", "r-b", "r-c"} {
+		w.record(id, i, runs.StatusSuccess, withGotcha("Ports clash."))
+	}
+	res, err := Run(context.Background(), w.req(false))
+	if err != nil || len(res.Filed)+len(res.Refused) != 0 || len(res.Skipped) != 1 ||
+		res.Skipped[0].Proposal != nil || !strings.Contains(res.Skipped[0].Warning, "says exactly this already") {
+		t.Fatalf("run = %+v, %v; want the gotcha skipped, saying the fact has it", res, err)
+	}
+}

@@ -97,7 +97,7 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		}
 		if _, added := ledger.AppendPlaybook(pb.Source(), pb, steps, evidenceRefs(in.Evidence)); added == 0 {
 			return nil, &RefusedError{Reason: fmt.Sprintf("playbook %s has these steps and this evidence already", pb.Path),
-				Hint: "nothing to add; read it with memctl recall --kind playbook"}
+				Hint: "nothing to add; read it with memctl recall --kind playbook", Duplicate: true}
 		}
 	}
 	if err := b.refusePendingPlaybook(in.Signature, steps); err != nil {
@@ -143,7 +143,7 @@ func (b *Book) refusePendingPlaybook(signature string, steps []string) error {
 		}
 		if !slices.ContainsFunc(steps, func(s string) bool { return !slices.Contains(p.Steps, s) }) {
 			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes these steps for %s already", p.ID, signature),
-				Hint: "wait for its review (memctl proposals --json)"}
+				Hint: "wait for its review (memctl proposals --json)", Duplicate: true}
 		}
 	}
 	return nil

@@ -41,6 +41,9 @@ type Book struct {
 type RefusedError struct {
 	Reason string
 	Hint   string
+	// Duplicate: what it proposes is there already (a fact, a playbook's
+	// steps, a pending proposal), so there is nothing to file.
+	Duplicate bool
 }
 
 func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
@@ -280,7 +283,7 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	}
 	for _, f := range l.Facts() {
 		if sameText(f.Text, in.Content) {
-			return &RefusedError{Reason: fmt.Sprintf("fact %s in %s says exactly this already", f.ID, f.Category), Hint: "nothing to add; to change a fact use --action update --fact " + f.ID}
+			return &RefusedError{Reason: fmt.Sprintf("fact %s in %s says exactly this already", f.ID, f.Category), Hint: "nothing to add; to change a fact use --action update --fact " + f.ID, Duplicate: true}
 		}
 	}
 	pending, _, err := b.Proposals.List()
@@ -289,7 +292,7 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	}
 	for _, p := range pending {
 		if p.Status == StatusPending && p.Category == in.Category && sameText(p.Content, in.Content) {
-			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes exactly this already", p.ID), Hint: "wait for its review (memctl proposals --json)"}
+			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes exactly this already", p.ID), Hint: "wait for its review (memctl proposals --json)", Duplicate: true}
 		}
 	}
 	return nil
