@@ -194,7 +194,7 @@ func (f *filer) fact(p runs.Pattern) error {
 	}
 	in := proposal.Input{Action: proposal.ActionAdd, Category: Category, Author: f.req.Author, Evidence: evidence(p.Runs),
 		Pattern: p.Key, KeepPending: true, DryRun: f.req.DryRun}
-	list := strings.Join(p.Runs, ", ")
+	list := runList(p.Runs)
 	switch p.Kind {
 	case runs.PatternGotcha:
 		in.Content = p.Text
@@ -219,7 +219,7 @@ func (f *filer) fix(fx runs.Fix, cited []string) error {
 	}
 	in := proposal.PlaybookInput{Signature: fx.Signature, Excerpt: fx.Excerpt, Steps: steps(fx.Fixed),
 		Reason: fmt.Sprintf("Candidate filed by memctl: %s failed with this error; the later run %s, which changed the same files, succeeded. Check the steps before approving.",
-			strings.Join(fx.Failed, ", "), fx.Fixed.RunID),
+			runList(fx.Failed), fx.Fixed.RunID),
 		Author: f.req.Author, Evidence: evidence(o.Runs), Pattern: o.Pattern, DryRun: f.req.DryRun}
 	if s := signature.Of(fx.Excerpt); s.Hash == fx.Signature {
 		in.ErrorText = s.Text // the excerpt was not cut: its normalised text is the error's
@@ -293,6 +293,17 @@ func steps(r *runs.Record) []string {
 	}
 	return out
 }
+
+// runList names runs in a reason: all of them up to maxListed, else the
+// first ones and how many more (the evidence lists every one).
+func runList(ids []string) string {
+	if len(ids) <= maxListed {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:maxListed-1], ", "), len(ids)-maxListed+1)
+}
+
+const maxListed = 6
 
 func evidence(ids []string) []proposal.Evidence {
 	out := make([]proposal.Evidence, len(ids))

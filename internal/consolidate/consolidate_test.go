@@ -262,3 +262,17 @@ func TestWhatIsThereAlreadyIsSkippedNotRefused(t *testing.T) {
 		t.Fatalf("run = %+v, %v; want the gotcha skipped, saying the fact has it", res, err)
 	}
 }
+
+func TestRunListNamesAFewRuns(t *testing.T) {
+	t.Parallel()
+	if got := runList([]string{"r-1", "r-2", "r-3"}); got != "r-1, r-2, r-3" {
+		t.Errorf("3 runs: %q", got)
+	}
+	var ids []string
+	for _, c := range "abcdefghij" {
+		ids = append(ids, "r-"+string(c))
+	}
+	if got := runList(ids); got != "r-a, r-b, r-c, r-d, r-e and 5 more" {
+		t.Errorf("10 runs: %q", got)
+	}
+}
