@@ -204,6 +204,7 @@ Guides (memctl help TOPIC):
 		newRunsCmd(env),
 		newDigestCmd(env),
 		newGCCmd(env),
+		newConsolidateCmd(env),
 		newSignatureCmd(env),
 		newWarnCmd(env),
 		newVersionCmd(env),

@@ -121,6 +121,7 @@ func runRunRecord(ctx context.Context, env *Env, opts runRecordOptions) error {
 	if err != nil {
 		return runError(err)
 	}
+	env.afterRecord(ctx, rs, e.Record, false)
 	return writeRun(env, e, opts.json)
 }
 

@@ -96,6 +96,10 @@ type Runs struct {
 	// KeepDays: memctl gc deletes run records older than this many days
 	// that nothing cites; 0 keeps them all.
 	KeepDays int `toml:"keep_days"`
+	// Consolidate: memctl flush runs consolidation (memctl consolidate)
+	// at the end of a session. Off by default: it files proposals that
+	// someone has to review.
+	Consolidate bool `toml:"consolidate"`
 }
 
 // DefaultKeepDays is how long run records are kept by default.

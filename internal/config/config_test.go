@@ -112,6 +112,19 @@ func TestParse(t *testing.T) {
 			t.Errorf("negative: %v", err)
 		}
 	})
+	t.Run("runs consolidate is off unless set", func(t *testing.T) {
+		cfg, warns, err := Parse([]byte("[runs]\nenabled = true\n"), "c.toml", base)
+		if err != nil || cfg.Runs.Consolidate || len(warns) != 0 {
+			t.Errorf("default: %+v, %v, %v", cfg.Runs, warns, err)
+		}
+		cfg, warns, err = Parse([]byte("[runs]\nconsolidate = true\n"), "c.toml", base)
+		if err != nil || !cfg.Runs.Consolidate || len(warns) != 0 {
+			t.Errorf("true: %+v, %v, %v", cfg.Runs, warns, err)
+		}
+		if !strings.Contains(string(Template("x")), "\nconsolidate = false\n") {
+			t.Error("the template does not write consolidate = false")
+		}
+	})
 	t.Run("size limits default when missing and must be positive", func(t *testing.T) {
 		cfg, _, err := Parse([]byte("[facts]\nmax_lines = 300\n"), "c.toml", base)
 		if err != nil {

@@ -52,6 +52,10 @@ enabled = %t
 # memctl gc deletes run records older than this many days unless a fact,
 # proposal or playbook cites them (0: keep every run).
 keep_days = %d
+# memctl flush files proposals at session end for what recurs across runs
+# (a gotcha, an error or a failing file in 3 or more runs), as memctl
+# consolidate does; they wait for review.
+consolidate = %t
 
 [index]
 # The local recall index (a cache under .git/memctl/, never committed).
@@ -97,7 +101,7 @@ enabled = %t
 stale_days = %d
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines, d.Facts.MaxTotalBytes, d.Facts.MaxFileBytes, d.Facts.MaxFactChars,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
-		d.Runs.Enabled, d.Runs.KeepDays, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
+		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
 		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
 		d.Prime.Enabled, d.Review.StaleDays)

@@ -33,6 +33,11 @@ type PlaybookInput struct {
 	Steps              []string
 	Reason, Author     string
 	Evidence           []Evidence
+	// Pattern is stored in the proposal (Proposal.Pattern).
+	Pattern string
+	// DryRun makes every check and returns the proposal without writing
+	// it.
+	DryRun bool
 }
 
 // PlaybookPath is the playbook file of a signature relative to the
@@ -92,14 +97,14 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		}
 		if _, added := ledger.AppendPlaybook(pb.Source(), pb, steps, evidenceRefs(in.Evidence)); added == 0 {
 			return nil, &RefusedError{Reason: fmt.Sprintf("playbook %s has these steps and this evidence already", pb.Path),
-				Hint: "nothing to add; read it with memctl recall --kind playbook"}
+				Hint: "nothing to add; read it with memctl recall --kind playbook", Duplicate: true}
 		}
 	}
 	if err := b.refusePendingPlaybook(in.Signature, steps); err != nil {
 		return nil, err
 	}
 	p := &Proposal{SchemaVersion: SchemaVersion, Kind: KindPlaybook, Action: ActionAdd, Signature: in.Signature,
-		ErrorText: in.ErrorText, Excerpt: in.Excerpt, Steps: steps, Reason: strings.TrimSpace(in.Reason),
+		ErrorText: in.ErrorText, Excerpt: in.Excerpt, Steps: steps, Pattern: in.Pattern, Reason: strings.TrimSpace(in.Reason),
 		Evidence: in.Evidence, Author: in.Author, CreatedAt: now, Status: StatusPending}
 	p.ID, err = NewID(p, rand, func(id string) bool {
 		_, err := os.Stat(filepath.Join(b.Proposals.Path, id+".json"))
@@ -109,6 +114,9 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		return nil, err
 	}
 	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: ledger.FormatSteps(steps)}}
+	if in.DryRun {
+		return p, nil
+	}
 	return p, b.Proposals.Save(p)
 }
 
@@ -135,7 +143,7 @@ func (b *Book) refusePendingPlaybook(signature string, steps []string) error {
 		}
 		if !slices.ContainsFunc(steps, func(s string) bool { return !slices.Contains(p.Steps, s) }) {
 			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes these steps for %s already", p.ID, signature),
-				Hint: "wait for its review (memctl proposals --json)"}
+				Hint: "wait for its review (memctl proposals --json)", Duplicate: true}
 		}
 	}
 	return nil

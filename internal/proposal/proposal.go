@@ -105,10 +105,15 @@ type Proposal struct {
 	Content       string `json:"content"`
 	// Signature, ErrorText (normalised), Excerpt and Steps are a
 	// playbook proposal's; a fact proposal has none.
-	Signature     string     `json:"signature,omitempty"`
-	ErrorText     string     `json:"error_text,omitempty"`
-	Excerpt       string     `json:"excerpt,omitempty"`
-	Steps         []string   `json:"steps,omitempty"`
+	Signature string   `json:"signature,omitempty"`
+	ErrorText string   `json:"error_text,omitempty"`
+	Excerpt   string   `json:"excerpt,omitempty"`
+	Steps     []string `json:"steps,omitempty"`
+	// Pattern is the key of the recurring pattern memctl filed this
+	// proposal for on its own (gotcha:<hash>, error:<signature>,
+	// file:<path>, fix:<signature>:<run id>), so that it never files a
+	// pattern twice, whatever became of the first proposal.
+	Pattern       string     `json:"pattern,omitempty"`
 	Reason        string     `json:"reason"`
 	Evidence      []Evidence `json:"evidence"`
 	Author        string     `json:"author"`

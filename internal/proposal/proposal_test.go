@@ -11,6 +11,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/secrets/secretstest"
 )
 
 var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -166,5 +167,49 @@ func TestJudgeUsesASemanticSimilarity(t *testing.T) {
 	}
 	if _, ok := Judge(para, f, 0.5); ok {
 		t.Error("cosine .5 without shared words: flagged")
+	}
+}
+
+// TestKeepPendingIsNeverAppliedByPolicy: what memctl files on its own
+// (consolidation) waits for a person even where agents' adds apply at once.
+func TestKeepPendingIsNeverAppliedByPolicy(t *testing.T) {
+	t.Parallel()
+	b := book(t, map[string]string{"pitfalls.md": "# Pitfalls\n"}, map[string]string{"pitfalls": config.PolicyReadwrite})
+	p, err := b.Propose(Input{Action: ActionAdd, Category: "pitfalls", Content: "The fixture needs TZ=UTC.", Reason: "r",
+		Pattern: "gotcha:0123456789ab", KeepPending: true}, now, rnd())
+	if err != nil || p.Status != StatusPending || p.Pattern != "gotcha:0123456789ab" {
+		t.Fatalf("propose = %+v, %v: want a pending proposal carrying its pattern", p, err)
+	}
+	got, err := b.Proposals.Get(p.ID)
+	if err != nil || got.Pattern != p.Pattern || got.Status != StatusPending {
+		t.Fatalf("stored = %+v, %v", got, err)
+	}
+	l, _ := ledger.Load(b.FactsDir, b.FactsRel)
+	if len(l.Facts()) != 0 {
+		t.Errorf("facts = %v: nothing may be applied", l.Facts())
+	}
+}
+
+// TestDryRunProposesWithoutWriting: a dry run passes every check and
+// returns the proposal, but writes nothing.
+func TestDryRunProposesWithoutWriting(t *testing.T) {
+	t.Parallel()
+	b := book(t, map[string]string{"pitfalls.md": "# Pitfalls\n"}, map[string]string{"pitfalls": config.PolicyAppend})
+	p, err := b.Propose(Input{Action: ActionAdd, Category: "pitfalls", Content: "x", Reason: "r", DryRun: true}, now, rnd())
+	if err != nil || p == nil {
+		t.Fatalf("dry run = %+v, %v", p, err)
+	}
+	pb, err := b.ProposePlaybook(PlaybookInput{Signature: "0123456789ab", Steps: []string{"s"}, Evidence: []Evidence{{Kind: "run", Ref: "r-1"}}, DryRun: true}, now, rnd())
+	if err != nil || pb == nil {
+		t.Fatalf("playbook dry run = %+v, %v", pb, err)
+	}
+	if names, _ := b.Proposals.Names(); len(names) != 0 {
+		t.Errorf("a dry run wrote %v", names)
+	}
+	if l, _ := ledger.Load(b.FactsDir, b.FactsRel); len(l.Facts()) != 0 {
+		t.Errorf("a dry run applied %v", l.Facts())
+	}
+	if _, err := b.Propose(Input{Action: ActionAdd, Category: "pitfalls", Content: secretstest.Secrets()[0].Text, Reason: "r", DryRun: true}, now, rnd()); err == nil {
+		t.Error("a dry run skipped the write gate")
 	}
 }

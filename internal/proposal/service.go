@@ -41,6 +41,9 @@ type Book struct {
 type RefusedError struct {
 	Reason string
 	Hint   string
+	// Duplicate: what it proposes is there already (a fact, a playbook's
+	// steps, a pending proposal), so there is nothing to file.
+	Duplicate bool
 }
 
 func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
@@ -128,6 +131,14 @@ type Input struct {
 	// its approval creates the file. Without it such an add is a
 	// *CategoryError, so a typo does not start a new file.
 	NewCategory bool
+	// Pattern is stored in the proposal (Proposal.Pattern).
+	Pattern string
+	// KeepPending leaves the proposal for review whatever the category's
+	// write policy says: for what memctl files on its own.
+	KeepPending bool
+	// DryRun makes every check and returns the proposal without writing
+	// it (its id is not reserved).
+	DryRun bool
 }
 
 var categoryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
@@ -138,7 +149,8 @@ func (b *Book) load() (*ledger.Ledger, error) { return ledger.Load(b.FactsDir, b
 // control characters and secrets, a fact over [facts] max_fact_chars, an
 // unknown category, a read-only category, an exact duplicate of a fact or
 // a pending proposal, an unknown fact id). Under an append or readwrite
-// policy it is applied at once. rand supplies the id's nonce.
+// policy it is applied at once, unless in.KeepPending. rand supplies the
+// id's nonce.
 func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, error) {
 	now = now.UTC().Truncate(time.Second)
 	in.Content = strings.TrimSpace(in.Content)
@@ -195,8 +207,8 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	if err := b.refuseDuplicates(in, l); err != nil {
 		return nil, err
 	}
-	p := &Proposal{SchemaVersion: SchemaVersion, Action: in.Action, Category: in.Category, FactID: in.FactID,
-		Content: in.Content, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
+	p := &Proposal{SchemaVersion: SchemaVersion, Kind: KindFact, Action: in.Action, Category: in.Category, FactID: in.FactID,
+		Content: in.Content, Pattern: in.Pattern, Reason: strings.TrimSpace(in.Reason), Evidence: in.Evidence, Author: in.Author,
 		CreatedAt: now, Status: StatusPending}
 	if in.Action == ActionRemove && target != nil {
 		p.Content = ""
@@ -224,7 +236,10 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 		return nil, err
 	}
 	p.History = []Event{{Action: "proposed", By: in.Author, At: now, NewContent: p.Content}}
-	if policy == config.PolicyReadwrite || (policy == config.PolicyAppend && in.Action == ActionAdd) {
+	if in.DryRun {
+		return p, nil
+	}
+	if !in.KeepPending && (policy == config.PolicyReadwrite || (policy == config.PolicyAppend && in.Action == ActionAdd)) {
 		return p, b.approve(p, l, target, "", "policy:"+policy, now, true)
 	}
 	return p, b.Proposals.Save(p)
@@ -268,7 +283,7 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	}
 	for _, f := range l.Facts() {
 		if sameText(f.Text, in.Content) {
-			return &RefusedError{Reason: fmt.Sprintf("fact %s in %s says exactly this already", f.ID, f.Category), Hint: "nothing to add; to change a fact use --action update --fact " + f.ID}
+			return &RefusedError{Reason: fmt.Sprintf("fact %s in %s says exactly this already", f.ID, f.Category), Hint: "nothing to add; to change a fact use --action update --fact " + f.ID, Duplicate: true}
 		}
 	}
 	pending, _, err := b.Proposals.List()
@@ -277,7 +292,7 @@ func (b *Book) refuseDuplicates(in Input, l *ledger.Ledger) error {
 	}
 	for _, p := range pending {
 		if p.Status == StatusPending && p.Category == in.Category && sameText(p.Content, in.Content) {
-			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes exactly this already", p.ID), Hint: "wait for its review (memctl proposals --json)"}
+			return &RefusedError{Reason: fmt.Sprintf("pending proposal %s proposes exactly this already", p.ID), Hint: "wait for its review (memctl proposals --json)", Duplicate: true}
 		}
 	}
 	return nil
