@@ -227,7 +227,7 @@ func oldestFirst(entries []Entry) []*Record {
 		out = append(out, e.Record)
 	}
 	slices.SortFunc(out, func(a, b *Record) int {
-		return cmp.Or(a.sortTime().Compare(b.sortTime()), strings.Compare(a.RunID, b.RunID))
+		return cmp.Or(a.SortTime().Compare(b.SortTime()), strings.Compare(a.RunID, b.RunID))
 	})
 	return out
 }
@@ -235,7 +235,7 @@ func oldestFirst(entries []Entry) []*Record {
 // before reports whether a ran before b; runs with no time are never
 // before or after anything.
 func before(a, b *Record) bool {
-	ta, tb := a.sortTime(), b.sortTime()
+	ta, tb := a.SortTime(), b.SortTime()
 	return !ta.IsZero() && !tb.IsZero() && ta.Before(tb)
 }
 
