@@ -99,7 +99,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 		id = SessionRunID(runtime, sid)
 		res.Warnings = append(res.Warnings, fmt.Errorf("find the session's run record: %w; writing %s", err, id))
 	}
-	rec := FromSession(s, req.Hook, req.Context.Now)
+	rec := FromSession(s, req.Hook, req.Root, req.Context.Now)
 	rec.RunID, rec.SessionID, rec.Agent.Runtime = id, sid, runtime
 	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA})
 	notes, err := openNotes(req.Tasks)

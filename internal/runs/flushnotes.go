@@ -10,8 +10,12 @@ import (
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-// maxNoteNames is how many files or tests a progress note names.
-const maxNoteNames = 3
+// What a progress note names: at most maxNoteNames files or tests, a
+// check command of at most maxNoteCheck characters.
+const (
+	maxNoteNames = 3
+	maxNoteCheck = 60
+)
 
 // ProgressNote is the one-line note a flush leaves on the tasks the actor
 // has in progress: the date, the run id (which finds the record and,
@@ -26,10 +30,13 @@ func ProgressNote(r *Record, now time.Time) string {
 	}
 	for i := len(r.Commands) - 1; i >= 0; i-- {
 		c := r.Commands[i]
-		if c.ExitCode < 0 || !IsCheck(c.Cmd) {
+		cmd := checkPart(c.Cmd)
+		if c.ExitCode < 0 || cmd == "" {
 			continue
 		}
-		cmd := strings.Join(strings.Fields(Cut(c.Cmd, 60)), " ")
+		if len(cmd) > maxNoteCheck {
+			cmd = Cut(cmd, maxNoteCheck-1) + "…"
+		}
 		if c.ExitCode == 0 {
 			parts = append(parts, cmd+" passed")
 		} else {

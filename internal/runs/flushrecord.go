@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,8 +33,15 @@ const CompactSummaryKey = "compact_summary"
 // assistant message or the transcript's, one change naming the files
 // edited, the commands (cut to MaxExcerpt characters), tests and error
 // texts, the tasks claimed or closed, the model, the session's time span
-// (now when no transcript says), and the status (SessionStatus).
-func FromSession(s *transcript.Session, hook transcript.HookInput, now time.Time) *Record {
+// (now when no transcript says), and the status (SessionStatus). Paths
+// under root in commands and error texts are made relative to it: records
+// are committed, and a home directory says nothing to the next machine.
+func FromSession(s *transcript.Session, hook transcript.HookInput, root string, now time.Time) *Record {
+	rel := func(t string) string { return t }
+	if root != "" {
+		prefix := strings.TrimSuffix(filepath.ToSlash(root), "/") + "/"
+		rel = func(t string) string { return strings.ReplaceAll(t, prefix, "") }
+	}
 	r := &Record{Agent: Agent{Model: hook.Model}, Status: StatusUnknown}
 	summary := hook.CompactSummary
 	r.Digest.Result = hook.LastAssistantMessage
@@ -47,14 +55,14 @@ func FromSession(s *transcript.Session, hook transcript.HookInput, now time.Time
 		}
 		r.FilesChanged = slices.Clone(s.FilesChanged)
 		for _, c := range s.Commands {
-			r.Commands = append(r.Commands, Command{Cmd: Cut(c.Cmd, MaxExcerpt), ExitCode: c.ExitCode})
+			r.Commands = append(r.Commands, Command{Cmd: Cut(rel(c.Cmd), MaxExcerpt), ExitCode: c.ExitCode})
 		}
 		for _, t := range s.Tests {
 			r.Tests = append(r.Tests, Test{Name: t.Name, Status: t.Status})
 		}
 		for _, e := range s.Errors {
 			file, line := errorPlace(e, s.FilesChanged)
-			r.Errors = append(r.Errors, Error{Excerpt: e, File: file, Line: line})
+			r.Errors = append(r.Errors, Error{Excerpt: rel(e), File: file, Line: line})
 		}
 		r.TaskIDs = union(slices.Clone(s.TaskClaims), s.TaskCloses, func(a, b string) bool { return a == b })
 		r.Status = SessionStatus(s)

@@ -54,9 +54,14 @@ var buildTools = []string{"go", "cargo", "npm", "pnpm", "yarn", "bun", "deno", "
 // python -m pytest or unittest, or a build tool with a check verb among
 // its first two arguments that are not flags (go test, npm run test,
 // make check).
-func IsCheck(cmd string) bool {
+func IsCheck(cmd string) bool { return checkPart(cmd) != "" }
+
+// checkPart is the first part of a command list that is a check (IsCheck),
+// its words joined by single spaces; "" when there is none.
+func checkPart(cmd string) string {
 	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == '&' || r == '|' || r == ';' || r == '\n' }) {
 		words := strings.Fields(part)
+		all := words
 		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "time" || words[0] == "env" || words[0] == "sudo") {
 			words = words[1:]
 		}
@@ -66,23 +71,28 @@ func IsCheck(cmd string) bool {
 		tool := filepath.Base(words[0])
 		args := words[1:]
 		switch {
-		case slices.Contains(checkTools, tool):
+		case slices.Contains(checkTools, tool),
+			strings.HasPrefix(tool, "python") && len(args) >= 2 && args[0] == "-m" && (args[1] == "pytest" || args[1] == "unittest"),
+			slices.Contains(buildTools, tool) && hasCheckVerb(args):
+			return strings.Join(all, " ")
+		}
+	}
+	return ""
+}
+
+// hasCheckVerb reports whether a check verb is among the first two
+// arguments that are not flags.
+func hasCheckVerb(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if slices.Contains(checkVerbs, a) {
 			return true
-		case strings.HasPrefix(tool, "python") && len(args) >= 2 && args[0] == "-m" && (args[1] == "pytest" || args[1] == "unittest"):
-			return true
-		case slices.Contains(buildTools, tool):
-			n := 0
-			for _, a := range args {
-				if strings.HasPrefix(a, "-") {
-					continue
-				}
-				if slices.Contains(checkVerbs, a) {
-					return true
-				}
-				if n++; n == 2 {
-					break
-				}
-			}
+		}
+		if n++; n == 2 {
+			return false
 		}
 	}
 	return false
