@@ -46,6 +46,9 @@ func ProgressNote(r *Record, now time.Time) string {
 	}
 	var failing []string
 	for _, t := range r.Tests {
+		if r.Status == StatusSuccess {
+			break // a test that failed before the last check passed
+		}
 		if t.Status == TestFail {
 			failing = append(failing, t.Name)
 		}
