@@ -31,7 +31,8 @@ const CompactSummaryKey = "compact_summary"
 // transcript was read) and the hook's input, without run id, session id
 // or runtime: intent from the first request, result from the hook's last
 // assistant message or the transcript's, one change naming the files
-// edited, the commands (cut to MaxExcerpt characters), tests and error
+// edited, the commands (cut to MaxExcerpt characters, each command and
+// exit code once), tests and error
 // texts, the tasks claimed or closed, the model, the session's time span
 // (now when no transcript says), and the status (SessionStatus). Paths
 // under root in commands and error texts are made relative to it: records
@@ -54,9 +55,13 @@ func FromSession(s *transcript.Session, hook transcript.HookInput, root string, 
 			r.Digest.Changes = []string{c}
 		}
 		r.FilesChanged = slices.Clone(s.FilesChanged)
+		cmds := make([]Command, 0, len(s.Commands))
 		for _, c := range s.Commands {
-			r.Commands = append(r.Commands, Command{Cmd: Cut(rel(c.Cmd), MaxExcerpt), ExitCode: c.ExitCode})
+			cmds = append(cmds, Command{Cmd: Cut(rel(c.Cmd), MaxExcerpt), ExitCode: c.ExitCode})
 		}
+		// A command run again with the same outcome is one entry, as Merge
+		// would leave it: the first flush writes what the next ones do.
+		r.Commands = union(nil, cmds, func(a, b Command) bool { return a.Cmd == b.Cmd && a.ExitCode == b.ExitCode })
 		for _, t := range s.Tests {
 			r.Tests = append(r.Tests, Test{Name: t.Name, Status: t.Status})
 		}
