@@ -14,6 +14,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/runs/transcript"
+	"github.com/memctl/memctl/internal/secrets/secretstest"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -305,5 +306,40 @@ func TestErrorPlace(t *testing.T) {
 		if got := fmt.Sprintf("%s:%d", f, l); got != want {
 			t.Errorf("errorPlace(%q) = %s, want %s", text, got, want)
 		}
+	}
+}
+
+// A task whose notes the gate refuses to rewrite (a secret a person pasted
+// there) loses its note, not the other tasks theirs.
+func TestFlushNoteRefusedForOneTask(t *testing.T) {
+	ws := flushWorkspace(t)
+	id := SessionRunID(transcript.RuntimeCodex, "s-3")
+	tok := secretstest.Secrets()[0].Text
+	issues := fmt.Sprintf(`{"id":"app-1","title":"one","status":"in_progress","assignee":"dev","priority":2,"notes":%q}`+"\n"+
+		`{"id":"app-4","title":"four","status":"in_progress","assignee":"dev","priority":2}`+"\n",
+		tok+"\n2026-11-22 run "+id+": edited x.go")
+	if err := os.WriteFile(ws.Path(config.IssuesFile), []byte(issues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Flush(context.Background(), FlushRequest{
+		SessionID: "s-3", Runtime: transcript.RuntimeCodex,
+		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
+		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)},
+		Tasks:   &TaskNotes{Workspace: ws, Actor: tasks.Actor{Name: "dev"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Noted, []string{"app-4"}) {
+		t.Errorf("noted %v, want [app-4]", res.Noted)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Error(), "progress note on app-1") {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+	if got, want := notesOf(t, ws, "app-4"), "2026-11-23 run "+id+": no edits or checks yet"; got != want {
+		t.Errorf("app-4's notes %q, want %q", got, want)
+	}
+	if r := res.Entry.Record; !slices.Equal(r.TaskIDs, []string{"app-1", "app-4"}) {
+		t.Errorf("task_ids %v", r.TaskIDs)
 	}
 }

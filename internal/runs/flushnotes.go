@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,18 +126,22 @@ func openNotes(req *TaskNotes) (*noteTasks, error) {
 // write brings each task's note of run id up to date with line: appended
 // when the task has none, its line replaced when it says something else,
 // left alone when it says line already. It saves the graph once, and
-// returns the tasks it changed.
+// returns the tasks it changed and what kept the others from a note.
 func (n *noteTasks) write(id, line string, now time.Time) ([]string, error) {
 	line, err := redact(line, true)
 	if err != nil {
 		return nil, fmt.Errorf("progress note: %w", err)
 	}
 	marker := noteMarker(id)
-	var changed []string
+	var (
+		changed []string
+		errs    []error
+	)
 	for _, tid := range n.ids {
 		iss, err := n.store.Get(tid)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		lines := strings.Split(iss.Notes, "\n")
 		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, marker) })
@@ -152,15 +157,17 @@ func (n *noteTasks) write(id, line string, now time.Time) ([]string, error) {
 			c.Notes = &notes
 		}
 		if _, err := n.store.Update(tid, c, now); err != nil {
-			return nil, fmt.Errorf("progress note on %s: %w", tid, err)
+			// Notes the gate refuses (a secret a person pasted there, say)
+			// cost this task its note, not the others theirs.
+			errs = append(errs, fmt.Errorf("progress note on %s: %w", tid, err))
+			continue
 		}
 		changed = append(changed, tid)
 	}
-	if len(changed) == 0 {
-		return nil, nil
+	if len(changed) > 0 {
+		if err := n.store.Save(n.path); err != nil {
+			return nil, errors.Join(append(errs, fmt.Errorf("progress notes: %w", err))...)
+		}
 	}
-	if err := n.store.Save(n.path); err != nil {
-		return nil, fmt.Errorf("progress notes: %w", err)
-	}
-	return changed, nil
+	return changed, errors.Join(errs...)
 }
