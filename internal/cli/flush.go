@@ -91,6 +91,7 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 	}
 	req.ReadBudget = budget * 3 / 4
 	res, ferr := runs.Flush(ctx, req)
+	var fe *runs.FileError
 	for _, w := range res.Warnings {
 		warn("%v", w)
 	}
@@ -99,6 +100,8 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 		warn("%v: nothing recorded", ferr)
 	case errors.Is(ferr, context.DeadlineExceeded):
 		warn("out of time after %s (the workspace lock was held, or the disk is slow); the session was not recorded, the next flush records it", budget)
+	case errors.As(ferr, &fe):
+		warn("%v; the session was not recorded: fix %s by hand or move it away (memctl never rewrites a file it cannot read)", ferr, fe.Path)
 	case ferr != nil:
 		warn("%v; the session was not recorded, the next flush records it", ferr)
 	}
