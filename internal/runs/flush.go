@@ -100,7 +100,11 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 		res.Warnings = append(res.Warnings, fmt.Errorf("find the session's run record: %w; writing %s", err, id))
 	}
 	rec := FromSession(s, req.Hook, req.Root, req.Context.Now)
-	rec.RunID, rec.SessionID, rec.Agent.Runtime = id, sid, runtime
+	rec.RunID, rec.SessionID = id, sid
+	if runtime != transcript.RuntimeUnknown {
+		// Merged, an "unknown" would replace what an earlier flush knew.
+		rec.Agent.Runtime = runtime
+	}
 	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA})
 	notes, err := openNotes(req.Tasks)
 	if err != nil {

@@ -343,3 +343,25 @@ func TestFlushNoteRefusedForOneTask(t *testing.T) {
 		t.Errorf("task_ids %v", r.TaskIDs)
 	}
 }
+
+// A hook whose input does not tell the runtime (a SessionEnd with only the
+// fields every runtime sends) updates the session's record without
+// forgetting the runtime an earlier flush knew.
+func TestFlushUnknownRuntimeKeepsTheKnownOne(t *testing.T) {
+	ws := flushWorkspace(t)
+	s := Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir}
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, rt := range []string{transcript.RuntimeClaudeCode, transcript.RuntimeUnknown} {
+		res, err := Flush(context.Background(), FlushRequest{
+			Hook:    transcript.HookInput{Runtime: rt, SessionID: "s-5", Event: "SessionEnd"},
+			Store:   s,
+			Context: Context{Now: now},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := res.Entry.Record; r.RunID != SessionRunID(transcript.RuntimeClaudeCode, "s-5") || r.Agent.Runtime != transcript.RuntimeClaudeCode {
+			t.Errorf("after a flush of runtime %s: run %s, runtime %q", rt, r.RunID, r.Agent.Runtime)
+		}
+	}
+}
