@@ -37,6 +37,11 @@ type FlushRequest struct {
 	Lock func(ctx context.Context) (release func(), err error)
 	// Tasks says where progress notes go; nil: no notes.
 	Tasks *TaskNotes
+	// AfterRecord, when set, is called with the stored record once it is
+	// written, still under the lock (the front-end files what recording
+	// it makes worth a proposal: consolidate.AfterRecord). Its failures
+	// are its own to report: the record stays written.
+	AfterRecord func(ctx context.Context, r *Record)
 	// ReadBudget bounds the reading of the transcript (0: only ctx does),
 	// so that a slow read leaves time for the lock and the writes: what
 	// was read by then is recorded.
@@ -116,6 +121,9 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 	res.Entry, res.Created, err = req.Store.Put(rec, PutOptions{Now: req.Context.Now, Gate: Redact, Merge: mergeFlush})
 	if err != nil {
 		return res, err
+	}
+	if req.AfterRecord != nil {
+		req.AfterRecord(ctx, res.Entry.Record)
 	}
 	if notes != nil {
 		line := ProgressNote(res.Entry.Record, req.Context.Now)

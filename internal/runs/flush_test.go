@@ -365,3 +365,29 @@ func TestFlushUnknownRuntimeKeepsTheKnownOne(t *testing.T) {
 		}
 	}
 }
+
+// AfterRecord gets the record as stored, while the lock is still held.
+func TestFlushAfterRecordUnderTheLock(t *testing.T) {
+	ws := flushWorkspace(t)
+	var events []string
+	var got *Record
+	_, err := Flush(context.Background(), FlushRequest{
+		SessionID: "s-6", Runtime: transcript.RuntimeCodex,
+		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
+		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), Branch: "main"},
+		Lock: func(context.Context) (func(), error) {
+			events = append(events, "lock")
+			return func() { events = append(events, "release") }, nil
+		},
+		AfterRecord: func(_ context.Context, r *Record) { events = append(events, "after"); got = r },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(events, []string{"lock", "after", "release"}) {
+		t.Errorf("events %v", events)
+	}
+	if got == nil || got.RunID != SessionRunID(transcript.RuntimeCodex, "s-6") || got.Branch != "main" {
+		t.Errorf("AfterRecord got %+v", got)
+	}
+}
