@@ -93,6 +93,25 @@ func notesOf(t *testing.T, ws *config.Workspace, id string) string {
 	return iss.Notes
 }
 
+// flushWithIssues writes the task graph, then flushes session sid of Codex
+// with no transcript, as dev.
+func flushWithIssues(t *testing.T, ws *config.Workspace, sid, issues string) FlushResult {
+	t.Helper()
+	if err := os.WriteFile(ws.Path(config.IssuesFile), []byte(issues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Flush(context.Background(), FlushRequest{
+		SessionID: sid, Runtime: transcript.RuntimeCodex,
+		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
+		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)},
+		Tasks:   &TaskNotes{Workspace: ws, Actor: tasks.Actor{Name: "dev"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // A session flushed as it goes (PreCompact fires again and again) keeps one
 // record whose "edited …" change and progress note follow the transcript,
 // without piling up, and what an agent added itself stays.
@@ -162,21 +181,11 @@ func TestFlushGrowingSession(t *testing.T) {
 	}
 }
 
-// An unmerged issues file is never written: the record is, with a warning.
+// An issues file that cannot be read is never written: the record is,
+// with a warning.
 func TestFlushNoNotesOnUnreadableTasks(t *testing.T) {
 	ws := flushWorkspace(t)
-	if err := os.WriteFile(ws.Path(config.IssuesFile), []byte("{not json\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Flush(context.Background(), FlushRequest{
-		SessionID: "s-2", Runtime: transcript.RuntimeCodex,
-		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
-		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)},
-		Tasks:   &TaskNotes{Workspace: ws, Actor: tasks.Actor{Name: "dev"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := flushWithIssues(t, ws, "s-2", "{not json\n")
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Error(), "progress notes not written: .beads/issues.jsonl") {
 		t.Errorf("warnings %v", res.Warnings)
 	}
@@ -318,18 +327,7 @@ func TestFlushNoteRefusedForOneTask(t *testing.T) {
 	issues := fmt.Sprintf(`{"id":"app-1","title":"one","status":"in_progress","assignee":"dev","priority":2,"notes":%q}`+"\n"+
 		`{"id":"app-4","title":"four","status":"in_progress","assignee":"dev","priority":2}`+"\n",
 		tok+"\n2026-11-22 run "+id+": edited x.go")
-	if err := os.WriteFile(ws.Path(config.IssuesFile), []byte(issues), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Flush(context.Background(), FlushRequest{
-		SessionID: "s-3", Runtime: transcript.RuntimeCodex,
-		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
-		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)},
-		Tasks:   &TaskNotes{Workspace: ws, Actor: tasks.Actor{Name: "dev"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := flushWithIssues(t, ws, "s-3", issues)
 	if !slices.Equal(res.Noted, []string{"app-4"}) {
 		t.Errorf("noted %v, want [app-4]", res.Noted)
 	}
