@@ -203,6 +203,7 @@ Guides (memctl help TOPIC):
 		newRunCmd(env),
 		newRunsCmd(env),
 		newDigestCmd(env),
+		newFlushCmd(env),
 		newGCCmd(env),
 		newConsolidateCmd(env),
 		newSignatureCmd(env),

@@ -29,8 +29,7 @@ func (e *Env) openRuns(ctx context.Context, write bool) (*runsSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &runsSession{ws: ws, store: runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir,
-		Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}}
+	s := &runsSession{ws: ws, store: runStore(ws)}
 	if !ws.Config.Runs.Enabled {
 		if write {
 			return nil, layerOff("runs")
@@ -45,6 +44,12 @@ func (e *Env) openRuns(ctx context.Context, write bool) (*runsSession, error) {
 		}
 	}
 	return s, nil
+}
+
+// runStore is the workspace's run store.
+func runStore(ws *config.Workspace) runs.Store {
+	return runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir,
+		Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}
 }
 
 type runsOptions struct {

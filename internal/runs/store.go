@@ -131,6 +131,10 @@ type PutOptions struct {
 	// Gate is how text passes the secret gate: Refuse (what agents type)
 	// or Redact (what hooks mine from transcripts).
 	Gate Gate
+	// Merge combines the stored record with the new one; nil is Merge.
+	// Flush passes one that first drops what its earlier flushes of the
+	// session summed up and the new record sums up again.
+	Merge func(old, new *Record) *Record
 }
 
 // Put writes r, merged into the existing record of its run id if there is
@@ -182,7 +186,11 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 		if err != nil {
 			return Entry{}, false, err
 		}
-		in = Merge(old.Record, in)
+		merge := opts.Merge
+		if merge == nil {
+			merge = Merge
+		}
+		in = merge(old.Record, in)
 	}
 	in.SchemaVersion = SchemaVersion
 	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {

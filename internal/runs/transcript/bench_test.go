@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +114,25 @@ func BenchmarkReadClaude10MB(b *testing.B) { benchRead(b, genClaude(1<<30, 10<<2
 
 func BenchmarkReadClaude1kEvents(b *testing.B)  { benchRead(b, genClaude(1_000, 1<<40)) }
 func BenchmarkReadClaude10kEvents(b *testing.B) { benchRead(b, genClaude(10_000, 1<<40)) }
+
+// TestGenerateTranscript writes the 10 MB transcript of
+// BenchmarkReadClaude10MB to $MEMCTL_GEN_TRANSCRIPT, with the session's
+// cwd set to $MEMCTL_GEN_CWD when given, for timing memctl flush as a
+// whole process (docs/development.md); it does nothing when the variable
+// is unset.
+func TestGenerateTranscript(t *testing.T) {
+	path := os.Getenv("MEMCTL_GEN_TRANSCRIPT")
+	if path == "" {
+		return
+	}
+	data := genClaude(1<<30, 10<<20)
+	if cwd := os.Getenv("MEMCTL_GEN_CWD"); cwd != "" {
+		data = bytes.ReplaceAll(data, []byte(`"/home/dev/app`), []byte(strconv.Quote(cwd)[:len(strconv.Quote(cwd))-1]))
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestGenClaudeReads keeps the benchmark's transcript honest: it is read
 // without a skipped line and yields what its rounds hold.

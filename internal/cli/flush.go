@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/runs"
+	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
+)
+
+// defaultFlushTimeout is flush's time budget: well under the shortest
+// hook timeout it runs under (Claude Code's SessionEnd hooks share 1.5 s
+// by default, but a slow disk must not hold up compaction either).
+const defaultFlushTimeout = 5 * time.Second
+
+type flushOptions struct {
+	timeout string
+	quiet   bool
+}
+
+func newFlushCmd(env *Env) *cobra.Command {
+	var opts flushOptions
+	cmd := &cobra.Command{
+		Use:   "flush",
+		Short: "Record the session from an agent's pre-compaction or session-end hook (prints nothing, exits 0)",
+		Long: `Flush is what an agent's PreCompact, PostCompact and SessionEnd hooks run. It
+reads the hook's JSON on stdin (or, with none, the session in MEMCTL_SESSION_ID),
+mines the session's transcript and writes or merges the session's run record
+in .ledger/runs, then brings a progress note up to date on each task you have
+in progress. Flushing a session again updates the same record and note.
+
+It never gets in the agent's way: it prints nothing on stdout, at most
+warnings on stderr, and always exits 0, within its time budget (--timeout),
+outside a workspace, with input it cannot read or a lock held too long
+included. A secret in the transcript is written as [REDACTED:<rule>].
+The hook lines to paste: memctl help runs, "Flush and hooks".`,
+		Example: `  memctl flush < hook-input.json
+  MEMCTL_SESSION_ID=abc123 memctl flush --timeout 2s`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFlush(cmd.Context(), env, opts, args)
+		},
+	}
+	// An unknown flag (a hook line written for a newer memctl) must not
+	// make flush fail: Claude Code takes exit 2 from PreCompact as "do not
+	// compact".
+	cmd.FParseErrWhitelist.UnknownFlags = true
+	f := cmd.Flags()
+	f.StringVar(&opts.timeout, "timeout", defaultFlushTimeout.String(), "give up after this long (a duration such as 2s)")
+	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no warnings either")
+	return cmd
+}
+
+// runFlush always returns nil: what goes wrong is a warning.
+func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (err error) {
+	warn := func(format string, a ...any) {
+		if !opts.quiet {
+			env.warnf("flush: "+format, a...)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			warn("internal error: %v; the session may not be recorded (please report this)", r)
+		}
+		err = nil
+	}()
+	if len(args) > 0 {
+		warn("ignoring arguments %q: flush reads the hook's JSON on stdin", args)
+	}
+	budget, perr := time.ParseDuration(opts.timeout)
+	if perr != nil || budget <= 0 {
+		warn("--timeout %q: want a duration such as 5s; using %s", opts.timeout, defaultFlushTimeout)
+		budget = defaultFlushTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	hook, herr := readHookInput(ctx, env, budget/5)
+	if herr != nil {
+		warn("%v; going on without it", herr)
+	}
+	req, ok := flushRequest(env, hook, warn)
+	if !ok {
+		return nil
+	}
+	req.ReadBudget = budget * 3 / 4
+	res, ferr := runs.Flush(ctx, req)
+	var fe *runs.FileError
+	for _, w := range res.Warnings {
+		warn("%v", w)
+	}
+	switch {
+	case errors.Is(ferr, runs.ErrNoSession):
+		warn("%v: nothing recorded", ferr)
+	case errors.Is(ferr, context.DeadlineExceeded):
+		warn("out of time after %s (the workspace lock was held, or the disk is slow); the session was not recorded, the next flush records it", budget)
+	case errors.As(ferr, &fe):
+		warn("%v; the session was not recorded: fix %s by hand or move it away (memctl never rewrites a file it cannot read)", ferr, fe.Path)
+	case ferr != nil:
+		warn("%v; the session was not recorded, the next flush records it", ferr)
+	}
+	return nil
+}
+
+// flushRequest finds the workspace from the hook's cwd (else
+// $CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, the working directory) and
+// says what to flush there; ok is false when there is nothing to do:
+// outside a workspace, or with the runs layer off (both silently).
+func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...any)) (runs.FlushRequest, bool) {
+	dir := hook.Cwd
+	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"} {
+		if dir == "" {
+			dir = env.Getenv(v)
+		}
+	}
+	if dir == "" {
+		wd, err := env.Getwd()
+		if err != nil {
+			warn("find working directory: %v", err)
+			return runs.FlushRequest{}, false
+		}
+		dir = wd
+	}
+	ws, err := config.Open(dir)
+	switch {
+	case errors.Is(err, config.ErrNoWorkspace), errors.Is(err, gitx.ErrNotRepo):
+		return runs.FlushRequest{}, false // a session in another repository: not ours to record
+	case err != nil:
+		warn("%v", err)
+		return runs.FlushRequest{}, false
+	}
+	if !ws.Config.Runs.Enabled {
+		return runs.FlushRequest{}, false
+	}
+	req := runs.FlushRequest{
+		Hook:    hook,
+		Store:   runStore(ws),
+		Root:    ws.Root,
+		Context: runContext(env, ws, true),
+		Lock: func(ctx context.Context) (func(), error) {
+			l, err := env.lockAt(ctx, ws.LockPath())
+			if err != nil {
+				return nil, err
+			}
+			return func() { _ = l.Release() }, nil
+		},
+	}
+	if hook.SessionID == "" {
+		req.SessionID = env.Getenv("MEMCTL_SESSION_ID")
+	}
+	switch {
+	case env.Getenv("CLAUDE_PROJECT_DIR") != "":
+		req.Runtime = runtranscript.RuntimeClaudeCode
+	case env.Getenv("GEMINI_PROJECT_DIR") != "" || env.Getenv("GEMINI_SESSION_ID") != "":
+		req.Runtime = runtranscript.RuntimeGemini
+	case req.SessionID != "":
+		req.Runtime = defaultRuntime // as memctl digest --session
+	}
+	if ws.Config.Tasks.Enabled {
+		req.Tasks = &runs.TaskNotes{Workspace: ws, Cache: filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"), Actor: env.actor(ws)}
+	}
+	return req, true
+}
+
+// readHookInput reads the hook's JSON from stdin, waiting at most wait
+// for it: a hook writes it at once and closes stdin, a terminal is no
+// input at all.
+func readHookInput(ctx context.Context, env *Env, wait time.Duration) (runtranscript.HookInput, error) {
+	none := runtranscript.HookInput{Runtime: runtranscript.RuntimeUnknown}
+	if env.StdinTTY || env.In == nil {
+		return none, nil
+	}
+	type result struct {
+		in  runtranscript.HookInput
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		in, err := runtranscript.ParseHookInput(env.In)
+		ch <- result{in, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return none, r.err
+		}
+		return r.in, nil
+	case <-ctx.Done():
+		return none, fmt.Errorf("hook input: stdin was not closed within %s", wait)
+	}
+}
