@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -64,6 +65,9 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 		if !opts.quiet {
 			env.warnf("flush: "+format, a...)
 		}
+	}
+	if opts.quiet {
+		env.Err = io.Discard // what consolidation notes too
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -161,6 +165,13 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 		req.Runtime = runtranscript.RuntimeGemini
 	case req.SessionID != "":
 		req.Runtime = defaultRuntime // as memctl digest --session
+	}
+	// Under the lock, after the write: candidate playbooks for the errors
+	// this session shows fixed, and with [runs] consolidate = true every
+	// pattern that recurs across runs (notes on stderr; never a failure).
+	rs := &runsSession{ws: ws, store: req.Store}
+	req.AfterRecord = func(ctx context.Context, r *runs.Record) {
+		env.afterRecord(ctx, rs, r, ws.Config.Runs.Consolidate)
 	}
 	if ws.Config.Tasks.Enabled {
 		req.Tasks = &runs.TaskNotes{Workspace: ws, Cache: filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"), Actor: env.actor(ws)}
