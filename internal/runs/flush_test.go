@@ -13,6 +13,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/runs/signature"
 	"github.com/memctl/memctl/internal/runs/transcript"
 	"github.com/memctl/memctl/internal/secrets/secretstest"
 	"github.com/memctl/memctl/internal/tasks"
@@ -387,5 +388,45 @@ func TestFlushAfterRecordUnderTheLock(t *testing.T) {
 	}
 	if got == nil || got.RunID != SessionRunID(transcript.RuntimeCodex, "s-6") || got.Branch != "main" {
 		t.Errorf("AfterRecord got %+v", got)
+	}
+}
+
+// TestFromSessionBoundsErrorsAndTests: a session that failed in many ways
+// keeps one error per signature (its latest text, in the order errors last
+// occurred), the last maxErrors of them, and each test once with its last
+// status, at most maxTests with the failing ones first.
+func TestFromSessionBoundsErrorsAndTests(t *testing.T) {
+	t.Parallel()
+	s := &transcript.Session{}
+	for i := range maxErrors + 5 {
+		s.Errors = append(s.Errors, fmt.Sprintf("panic: error kind %c", 'A'+i))
+	}
+	s.Errors = append(s.Errors, "panic: error kind F") // again, now the newest
+	s.Tests = append(s.Tests, transcript.Test{Name: "TestFlaky", Status: TestFail})
+	for i := range maxTests + 10 {
+		s.Tests = append(s.Tests, transcript.Test{Name: fmt.Sprintf("TestPass%d", i), Status: TestPass})
+	}
+	s.Tests = append(s.Tests, transcript.Test{Name: "TestLate", Status: TestFail}, transcript.Test{Name: "TestFlaky", Status: TestPass})
+	r := FromSession(s, transcript.HookInput{}, "", time.Unix(0, 0))
+
+	if len(r.Errors) != maxErrors {
+		t.Fatalf("%d errors, want %d", len(r.Errors), maxErrors)
+	}
+	if last := r.Errors[len(r.Errors)-1]; last.Excerpt != "panic: error kind F" || last.Signature != signature.Of(last.Excerpt).Hash {
+		t.Errorf("last error %+v, want kind F (repeated last) with its signature", last)
+	}
+	if first := r.Errors[0].Excerpt; first != "panic: error kind G" {
+		t.Errorf("first error kept %q, want kind G (A to E and the first F dropped)", first)
+	}
+	if len(r.Tests) != maxTests {
+		t.Fatalf("%d tests, want %d", len(r.Tests), maxTests)
+	}
+	if r.Tests[0].Name != "TestLate" || r.Tests[0].Status != TestFail {
+		t.Errorf("first test %+v, want the failing TestLate", r.Tests[0])
+	}
+	for _, x := range r.Tests {
+		if x.Name == "TestFlaky" && x.Status != TestPass {
+			t.Errorf("TestFlaky %s, want its last status, pass", x.Status)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package runs
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/memctl/memctl/internal/runs/signature"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -20,6 +22,11 @@ const (
 	maxDigestText     = 1000 // intent, result
 	maxCompactSummary = 2000
 	maxChangedListed  = 10 // files named in the digest's "edited …" change
+	// A session that failed in many ways keeps its last maxErrors distinct
+	// errors and maxTests tests (the failing ones first): the record is
+	// committed in every clone, and the next session reads it.
+	maxErrors = 20
+	maxTests  = 50
 )
 
 // CompactSummaryKey is the digest key under which a flush keeps the
@@ -62,13 +69,8 @@ func FromSession(s *transcript.Session, hook transcript.HookInput, root string, 
 		// A command run again with the same outcome is one entry, as Merge
 		// would leave it: the first flush writes what the next ones do.
 		r.Commands = union(nil, cmds, func(a, b Command) bool { return a.Cmd == b.Cmd && a.ExitCode == b.ExitCode })
-		for _, t := range s.Tests {
-			r.Tests = append(r.Tests, Test{Name: t.Name, Status: t.Status})
-		}
-		for _, e := range s.Errors {
-			file, line := errorPlace(e, s.FilesChanged)
-			r.Errors = append(r.Errors, Error{Excerpt: rel(e), File: file, Line: line})
-		}
+		r.Tests = sessionTests(s.Tests)
+		r.Errors = sessionErrors(s.Errors, s.FilesChanged, rel)
 		r.TaskIDs = union(slices.Clone(s.TaskClaims), s.TaskCloses, func(a, b string) bool { return a == b })
 		r.Status = SessionStatus(s)
 		summary = scalar(s.CompactSummary, summary)
@@ -85,6 +87,63 @@ func FromSession(s *transcript.Session, hook transcript.HookInput, root string, 
 		r.EndedAt = now.UTC()
 	}
 	return r
+}
+
+// sessionTests are the tests a session ran, each once with its last
+// status, at most maxTests: the failing ones first, in the order they ran.
+func sessionTests(ts []transcript.Test) []Test {
+	at := map[string]int{}
+	var out []Test
+	for _, t := range ts {
+		if i, ok := at[t.Name]; ok {
+			out[i].Status = t.Status
+			continue
+		}
+		at[t.Name] = len(out)
+		out = append(out, Test{Name: t.Name, Status: t.Status})
+	}
+	if len(out) <= maxTests {
+		return out
+	}
+	slices.SortStableFunc(out, func(a, b Test) int {
+		return cmp.Compare(testRank(a.Status), testRank(b.Status))
+	})
+	return out[:maxTests]
+}
+
+func testRank(status string) int {
+	if status == TestFail {
+		return 0
+	}
+	return 1
+}
+
+// sessionErrors are the error texts of a session, one per signature (its
+// latest text), the last maxErrors of them, in the order they last
+// occurred, with the file and line where they name a file the session
+// changed.
+func sessionErrors(texts, changed []string, rel func(string) string) []Error {
+	last := map[string]int{}
+	var out []Error
+	for _, e := range texts {
+		e = rel(e)
+		sig := signature.Of(e).Hash
+		if i, ok := last[sig]; ok {
+			out = slices.Delete(out, i, i+1)
+			for k, j := range last {
+				if j > i {
+					last[k] = j - 1
+				}
+			}
+		}
+		file, line := errorPlace(e, changed)
+		last[sig] = len(out)
+		out = append(out, Error{Signature: sig, Excerpt: e, File: file, Line: line})
+	}
+	if len(out) > maxErrors {
+		out = out[len(out)-maxErrors:]
+	}
+	return out
 }
 
 // CompactSummary is the compaction summary a flush kept in r's digest.
