@@ -11,10 +11,37 @@ import (
 )
 
 type digestOptions struct {
-	run, session, runtime, intent, result string
-	changes, decisions, gotchas, next     []string
-	decisionsAlias, gotchasAlias          []string
-	json                                  bool
+	run, session, runtime string
+	digest                digestFlags
+	json                  bool
+}
+
+// digestFlags are the flags of a digest, the same in run record and
+// digest.
+type digestFlags struct {
+	intent, result                    string
+	changes, decisions, gotchas, next []string
+	decisionsAlias, gotchasAlias      []string
+}
+
+// bind adds the digest's flags; subject names what is recorded ("run",
+// "session").
+func (d *digestFlags) bind(cmd *cobra.Command, subject string) {
+	f := cmd.Flags()
+	f.StringVar(&d.intent, "intent", "", "what the "+subject+" set out to do")
+	f.StringVar(&d.result, "result", "", "what came of it")
+	f.StringArrayVar(&d.changes, "change", nil, "a change it made; repeatable")
+	f.StringArrayVar(&d.decisions, "decision", nil, "a decision it took; repeatable")
+	f.StringArrayVar(&d.decisionsAlias, "decisions", nil, "the same as --decision")
+	f.StringArrayVar(&d.gotchas, "gotcha", nil, "a gotcha it ran into; repeatable")
+	f.StringArrayVar(&d.gotchasAlias, "gotchas", nil, "the same as --gotcha")
+	f.StringArrayVar(&d.next, "next", nil, "a next step; repeatable")
+}
+
+// value is the digest the flags give.
+func (d *digestFlags) value() runs.Digest {
+	return runs.Digest{Intent: d.intent, Result: d.result, Changes: d.changes,
+		Decisions: append(d.decisions, d.decisionsAlias...), Gotchas: append(d.gotchas, d.gotchasAlias...), NextSteps: d.next}
 }
 
 // defaultRuntime is the runtime a session id is taken to belong to when
@@ -44,14 +71,7 @@ Text that looks like a secret is refused (exit 1), naming the field.`,
 	f.StringVar(&opts.run, "run", "", "the run `id` to merge into")
 	f.StringVar(&opts.session, "session", "", "the session `id` whose run to merge into (default: $MEMCTL_SESSION_ID)")
 	f.StringVar(&opts.runtime, "runtime", "", "the runtime of a session with no record yet (default: claude-code)")
-	f.StringVar(&opts.intent, "intent", "", "what the session set out to do")
-	f.StringVar(&opts.result, "result", "", "what came of it")
-	f.StringArrayVar(&opts.changes, "change", nil, "a change it made; repeatable")
-	f.StringArrayVar(&opts.decisions, "decision", nil, "a decision it took; repeatable")
-	f.StringArrayVar(&opts.decisionsAlias, "decisions", nil, "the same as --decision")
-	f.StringArrayVar(&opts.gotchas, "gotcha", nil, "a gotcha it ran into; repeatable")
-	f.StringArrayVar(&opts.gotchasAlias, "gotchas", nil, "the same as --gotcha")
-	f.StringArrayVar(&opts.next, "next", nil, "a next step; repeatable")
+	opts.digest.bind(cmd, "session")
 	f.BoolVar(&opts.json, "json", false, "print the stored record as JSON")
 	return cmd
 }
@@ -68,8 +88,7 @@ func runDigest(ctx context.Context, env *Env, opts digestOptions) error {
 	case opts.run != "" && !runs.ValidRunID(opts.run):
 		return usagef(fmt.Errorf("--run %q is not a run id", opts.run))
 	}
-	d := runs.Digest{Intent: opts.intent, Result: opts.result, Changes: opts.changes,
-		Decisions: append(opts.decisions, opts.decisionsAlias...), Gotchas: append(opts.gotchas, opts.gotchasAlias...), NextSteps: opts.next}
+	d := opts.digest.value()
 	if d.Intent == "" && d.Result == "" && len(d.Changes)+len(d.Decisions)+len(d.Gotchas)+len(d.NextSteps) == 0 {
 		return usagef(errors.New("nothing to record: give at least one of --intent, --result, --change, --decision, --gotcha, --next"))
 	}

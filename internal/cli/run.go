@@ -28,11 +28,12 @@ func newRunCmd(env *Env) *cobra.Command {
 }
 
 type runRecordOptions struct {
-	runID, session, runtime, model, status, intent, result string
-	repo, branch, commit, started, ended                   string
-	tasks, changes, decisions, gotchas, next, files        []string
-	commands, tests, errs, artifacts                       []string
-	stdin, json                                            bool
+	runID, session, runtime, model, status string
+	repo, branch, commit, started, ended   string
+	digest                                 digestFlags
+	tasks, files                           []string
+	commands, tests, errs, artifacts       []string
+	stdin, json                            bool
 }
 
 func newRunRecordCmd(env *Env) *cobra.Command {
@@ -74,12 +75,7 @@ naming the field.`,
 	f.StringVar(&opts.runtime, "runtime", "", "the agent runtime (claude-code, codex, gemini, …)")
 	f.StringVar(&opts.model, "model", "", "the model")
 	f.StringVar(&opts.status, "status", "", "success, failure, partial or unknown")
-	f.StringVar(&opts.intent, "intent", "", "what the run set out to do")
-	f.StringVar(&opts.result, "result", "", "what came of it")
-	f.StringArrayVar(&opts.changes, "change", nil, "a change it made; repeatable")
-	f.StringArrayVar(&opts.decisions, "decision", nil, "a decision it took; repeatable")
-	f.StringArrayVar(&opts.gotchas, "gotcha", nil, "a gotcha it ran into; repeatable")
-	f.StringArrayVar(&opts.next, "next", nil, "a next step; repeatable")
+	opts.digest.bind(cmd, "run")
 	f.StringArrayVar(&opts.files, "file", nil, "a `path` it changed; repeatable")
 	f.StringArrayVar(&opts.commands, "command", nil, "a command it ran, `EXIT:COMMAND` (1:go test ./...); repeatable")
 	f.StringArrayVar(&opts.tests, "test", nil, "a test it ran, `NAME=STATUS` (pass, fail, skip); repeatable")
@@ -131,7 +127,7 @@ func (o runRecordOptions) record(env *Env) (*runs.Record, error) {
 		RunID: o.runID, SessionID: o.session, TaskIDs: o.tasks, Status: o.status,
 		Agent: runs.Agent{Runtime: o.runtime, Model: o.model},
 		Repo:  o.repo, Branch: o.branch, CommitSHA: o.commit,
-		Digest:       runs.Digest{Intent: o.intent, Result: o.result, Changes: o.changes, Decisions: o.decisions, Gotchas: o.gotchas, NextSteps: o.next},
+		Digest:       o.digest.value(),
 		FilesChanged: o.files, ArtifactRefs: o.artifacts,
 	}
 	if r.RunID != "" && !runs.ValidRunID(r.RunID) {
