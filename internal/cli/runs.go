@@ -195,6 +195,7 @@ func writeRun(env *Env, e runs.Entry, asJSON bool) error {
 	}
 	block("intent", r.Digest.Intent)
 	block("result", r.Digest.Result)
+	block("compact summary", r.CompactSummary())
 	list := func(k string, items []string) {
 		if len(items) == 0 {
 			return

@@ -10,7 +10,7 @@ import (
 )
 
 // writeRunList writes exactly what writeJSON(runListJSON{…}) writes for
-// entries (each run as toRunJSON makes it), in pieces of about 64 KiB,
+// entries (each run as listedRunJSON makes it), in pieces of about 64 KiB,
 // straight from the records: no reflection, no intermediate values and no
 // second indenting pass. runs --json over thousands of records spent most
 // of its time in encoding/json. TestWriteRunListIsWriteJSON holds the two
@@ -111,7 +111,7 @@ func (w *jw) strs(k string, l []string) {
 	w.end(']')
 }
 
-// appendRun writes toRunJSON(e).
+// appendRun writes listedRunJSON(e).
 func appendRun(w *jw, e runs.Entry) {
 	r := e.Record
 	w.begin('{')

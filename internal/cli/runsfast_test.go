@@ -11,7 +11,7 @@ import (
 
 // TestWriteRunListIsWriteJSON: runs --json writes with writeRunList, which
 // must give exactly what writeJSON gives for the documented type
-// (runListJSON of toRunJSON), for every kind of text (escapes, control
+// (runListJSON of listedRunJSON), for every kind of text (escapes, control
 // characters, invalid UTF-8, U+2028, HTML characters), every empty or
 // unknown field, and times with and without fractions or a zone.
 func TestWriteRunListIsWriteJSON(t *testing.T) {
@@ -30,17 +30,21 @@ func TestWriteRunListIsWriteJSON(t *testing.T) {
 		Tests: []runs.Test{{Name: "T", Status: "pass"}}, ArtifactRefs: []string{},
 		Errors: []runs.Error{{Signature: "s", Excerpt: hostile, File: "f", Line: 12}, {}}}
 	ended := &runs.Record{RunID: "r-2", EndedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Status: runs.StatusSuccess}
+	summarised, err := runs.Decode([]byte(`{"run_id":"r-3","digest":{"intent":"i","compact_summary":"we \"fixed\" it\n<b>"}}`), "r-3.json")
+	if err != nil || summarised.CompactSummary() == "" {
+		t.Fatalf("decode a record with a compact summary: %v", err)
+	}
 	for _, tc := range []struct {
 		name    string
 		entries []runs.Entry
 	}{
 		{"none", nil},
 		{"empty record", []runs.Entry{runsEntry(nil)}},
-		{"full", []runs.Entry{runsEntry(full), runsEntry(nil), runsEntry(ended)}},
+		{"full", []runs.Entry{runsEntry(full), runsEntry(nil), runsEntry(ended), runsEntry(summarised)}},
 	} {
 		want := runListJSON{SchemaVersion: schemaVersion, Runs: []runJSON{}}
 		for _, e := range tc.entries {
-			want.Runs = append(want.Runs, toRunJSON(e))
+			want.Runs = append(want.Runs, listedRunJSON(e))
 		}
 		var w, got bytes.Buffer
 		if err := writeJSON(&w, want); err != nil {

@@ -43,6 +43,10 @@ type runDigestJSON struct {
 	Decisions []string `json:"decisions"`
 	Gotchas   []string `json:"gotchas"`
 	NextSteps []string `json:"next_steps"`
+	// CompactSummary is the summary of the session's last compaction that
+	// flush kept (digest.compact_summary in the file); absent when none,
+	// and in runs' list (up to 2,000 characters a run: runs show has it).
+	CompactSummary string `json:"compact_summary,omitempty"`
 }
 
 type runCommandJSON struct {
@@ -111,6 +115,13 @@ func strs(s []string) []string {
 	return s
 }
 
+// listedRunJSON is a run as runs lists it: without the compact summary.
+func listedRunJSON(e runs.Entry) runJSON {
+	r := toRunJSON(e)
+	r.Digest.CompactSummary = ""
+	return r
+}
+
 func toRunJSON(e runs.Entry) runJSON {
 	r := e.Record
 	out := runJSON{
@@ -119,7 +130,8 @@ func toRunJSON(e runs.Entry) runJSON {
 		Repo:  r.Repo, Branch: r.Branch, CommitSHA: r.CommitSHA,
 		StartedAt: timeJSON(r.StartedAt), EndedAt: timeJSON(r.EndedAt), Status: r.StatusOrUnknown(),
 		Digest: runDigestJSON{Intent: r.Digest.Intent, Result: r.Digest.Result, Changes: strs(r.Digest.Changes),
-			Decisions: strs(r.Digest.Decisions), Gotchas: strs(r.Digest.Gotchas), NextSteps: strs(r.Digest.NextSteps)},
+			Decisions: strs(r.Digest.Decisions), Gotchas: strs(r.Digest.Gotchas), NextSteps: strs(r.Digest.NextSteps),
+			CompactSummary: r.CompactSummary()},
 		FilesChanged: strs(r.FilesChanged),
 		Commands:     make([]runCommandJSON, 0, len(r.Commands)),
 		Tests:        make([]runTestJSON, 0, len(r.Tests)),
