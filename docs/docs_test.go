@@ -2,6 +2,8 @@ package docs
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,24 @@ func TestTerminalLinks(t *testing.T) {
 	} {
 		if got := terminalLinks(in); got != want {
 			t.Errorf("terminalLinks(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNoConflictMarkers keeps a merge's leftovers out of the guides (they
+// are shown by memctl help), the README and the changelog.
+func TestNoConflictMarkers(t *testing.T) {
+	paths, _ := filepath.Glob("*.md")
+	paths = append(paths, filepath.Join("..", "README.md"), filepath.Join("..", "CHANGELOG.md"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") || line == "<<<<<<<" || line == ">>>>>>>" {
+				t.Errorf("%s:%d: a conflict marker: %q", p, i+1, line)
+			}
 		}
 	}
 }

@@ -49,6 +49,7 @@ const (
 	RuleFactsDuplicate   = "facts-duplicate-id"
 	RuleProposalJSON     = "proposal-json"
 	RulePlaybookParse    = "playbook-parse"
+	RuleRunJSON          = "run-json"
 	RuleProposalStale    = "proposal-stale"
 	RuleIssuesJSONL      = "issues-jsonl"
 	RuleAgentsBlock      = "agents-block"
@@ -140,6 +141,9 @@ func Run(ctx context.Context, ws *config.Workspace, opts Options) (*Report, erro
 	}
 	r.Issues = issues.Issues
 	r.Findings = append(r.Findings, issues.Findings...)
+	if err := r.checkRuns(ws); err != nil {
+		return nil, err
+	}
 	if err := r.checkPlaybooks(ws); err != nil {
 		return nil, err
 	}
