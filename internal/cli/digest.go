@@ -111,7 +111,9 @@ func runDigest(ctx context.Context, env *Env, opts digestOptions) error {
 			rec.Agent.Runtime = runtime
 		}
 	} else if _, err := rs.store.Find(opts.run); err != nil {
-		found = false
+		// A run named by id is one that exists: a typo must not start a
+		// record of its own (a session's first digest may, by --session).
+		return runError(err)
 	}
 	if !found {
 		rec.Fill(runContext(env, rs.ws, false))

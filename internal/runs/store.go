@@ -123,6 +123,10 @@ func (s Store) read(p string) (Entry, error) {
 	return Entry{Path: s.rel(p), Record: r, file: p}, nil
 }
 
+// maxClockSkew is how far in the future a run's times may be: another
+// machine's clock, not a run that has not happened.
+const maxClockSkew = 24 * time.Hour
+
 // PutOptions say how Put writes.
 type PutOptions struct {
 	// Now is the time of the write: the month of a new record that has no
@@ -148,7 +152,7 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 	if !ValidRunID(r.RunID) {
 		return Entry{}, false, &InvalidError{Field: "run_id", Msg: fmt.Sprintf("%q is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", r.RunID)}
 	}
-	if err := r.validate(); err != nil {
+	if err := r.validate(opts.Now, opts.Gate == Refuse); err != nil {
 		return Entry{}, false, err
 	}
 	in := r.clone()
@@ -208,7 +212,12 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Msg) }
 
-func (r *Record) validate() error {
+func (r *Record) validate(now time.Time, times bool) error {
+	if times {
+		if err := r.validTimes(now); err != nil {
+			return err
+		}
+	}
 	if !validStatus(r.Status) {
 		return &InvalidError{Field: "status", Msg: fmt.Sprintf("unknown status %q: use %s", r.Status, statusList(Statuses))}
 	}
@@ -224,6 +233,24 @@ func (r *Record) validate() error {
 		if e.Line < 0 {
 			return &InvalidError{Field: fmt.Sprintf("errors[%d].line", i), Msg: fmt.Sprintf("want a line number (1 or more), not %d", e.Line)}
 		}
+	}
+	return nil
+}
+
+// validTimes refuses times that cannot be a run's: a time more than
+// maxClockSkew after now, an end before the start. Only what an agent types
+// is held to it: a transcript's times are the session's, whatever they say.
+func (r *Record) validTimes(now time.Time) error {
+	for _, t := range []struct {
+		field string
+		at    time.Time
+	}{{"started_at", r.StartedAt}, {"ended_at", r.EndedAt}} {
+		if !now.IsZero() && t.at.After(now.Add(maxClockSkew)) {
+			return &InvalidError{Field: t.field, Msg: fmt.Sprintf("%s is in the future (now is %s)", t.at.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))}
+		}
+	}
+	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() && r.EndedAt.Before(r.StartedAt) {
+		return &InvalidError{Field: "ended_at", Msg: fmt.Sprintf("%s is before started_at %s", r.EndedAt.UTC().Format(time.RFC3339), r.StartedAt.UTC().Format(time.RFC3339))}
 	}
 	return nil
 }
