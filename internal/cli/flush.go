@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -45,18 +47,60 @@ The hook lines to paste: memctl help runs, "Flush and hooks".`,
 		Example: `  memctl flush < hook-input.json
   MEMCTL_SESSION_ID=abc123 memctl flush --timeout 2s`,
 		Args: cobra.ArbitraryArgs,
+		// An unknown flag (a hook line written for a newer memctl) must not
+		// make flush fail: Claude Code takes exit 2 from PreCompact as "do
+		// not compact". Flush reads its flags itself and warns.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFlush(cmd.Context(), env, opts, args)
+			rest, bad := parseFlushFlags(cmd, args)
+			if slices.Contains(args, "-h") || slices.Contains(args, "--help") {
+				return cmd.Help()
+			}
+			return runFlush(cmd.Context(), env, opts, append(bad, rest...))
 		},
 	}
-	// An unknown flag (a hook line written for a newer memctl) must not
-	// make flush fail: Claude Code takes exit 2 from PreCompact as "do not
-	// compact".
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	f := cmd.Flags()
 	f.StringVar(&opts.timeout, "timeout", defaultFlushTimeout.String(), "give up after this long (a duration such as 2s)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no warnings either")
 	return cmd
+}
+
+// parseFlushFlags sets flush's flags from args, one at a time, so that a
+// flag it does not know, or a bad value, is left out and the rest still
+// count: bad are what it left out, rest the arguments that are not flags.
+func parseFlushFlags(cmd *cobra.Command, args []string) (rest, bad []string) {
+	f := cmd.Flags()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i+1:]...), bad
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			rest = append(rest, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		fl := f.Lookup(name)
+		if fl == nil && len(name) == 1 {
+			fl = f.ShorthandLookup(name)
+		}
+		switch {
+		case name == "h" || name == "help":
+		case fl == nil:
+			bad = append(bad, a)
+		case fl.Value.Type() == "bool" && !hasValue:
+			_ = fl.Value.Set("true")
+		default:
+			if !hasValue && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			if err := fl.Value.Set(value); err != nil {
+				bad = append(bad, a)
+			}
+		}
+	}
+	return rest, bad
 }
 
 // runFlush always returns nil: what goes wrong is a warning.
@@ -76,7 +120,7 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 		err = nil
 	}()
 	if len(args) > 0 {
-		warn("ignoring arguments %q: flush reads the hook's JSON on stdin", args)
+		warn("ignoring %q: flush takes --timeout and --quiet, and reads the hook's JSON on stdin", args)
 	}
 	budget, perr := time.ParseDuration(opts.timeout)
 	if perr != nil || budget <= 0 {
@@ -136,7 +180,7 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 	case errors.Is(err, config.ErrNoWorkspace), errors.Is(err, gitx.ErrNotRepo):
 		return runs.FlushRequest{}, false // a session in another repository: not ours to record
 	case err != nil:
-		warn("%v", err)
+		warn("%v; nothing recorded", err)
 		return runs.FlushRequest{}, false
 	}
 	if !ws.Config.Runs.Enabled {
