@@ -123,6 +123,14 @@ func (s Store) read(p string) (Entry, error) {
 	return Entry{Path: s.rel(p), Record: r, file: p}, nil
 }
 
+// fileTime is t as a record file holds it: whole seconds, UTC.
+func fileTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Second)
+}
+
 // maxClockSkew is how far in the future a run's times may be: another
 // machine's clock, not a run that has not happened.
 const maxClockSkew = 24 * time.Hour
@@ -156,6 +164,8 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	in := r.clone()
+	// The file keeps whole seconds in UTC: what Put returns is what it wrote.
+	in.StartedAt, in.EndedAt = fileTime(in.StartedAt), fileTime(in.EndedAt)
 	// An error recorded without a signature gets the one of its whole
 	// text as given: the signature drops colour codes and control
 	// characters, which the gate would turn into other characters, and is

@@ -274,3 +274,22 @@ func TestCites(t *testing.T) {
 		}
 	}
 }
+
+// TestPutReturnsWhatItWrote: the record Put returns has the file's times,
+// whole seconds in UTC, not the caller's nanoseconds and zone.
+func TestPutReturnsWhatItWrote(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	at := time.Date(2026, 11, 20, 11, 30, 15, 659485357, time.FixedZone("CET", 3600))
+	e, _, err := s.Put(&Record{RunID: "r-ns", StartedAt: at, EndedAt: at.Add(time.Minute)}, PutOptions{Now: day0.Add(72 * time.Hour), Gate: Refuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.Get("r-ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Record.StartedAt.Equal(stored.Record.StartedAt) || e.Record.StartedAt.Nanosecond() != 0 || e.Record.StartedAt.Location() != time.UTC {
+		t.Errorf("Put returned started_at %v, the file has %v", e.Record.StartedAt, stored.Record.StartedAt)
+	}
+}
