@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,14 +95,18 @@ func runWarn(ctx context.Context, env *Env, opts warnOptions) error {
 }
 
 // warnFiles are the files to warn about, relative to the repository root:
-// those given (relative to the current directory), else git status's.
+// those given (relative to the current directory), else git status's,
+// leaving out memctl's own files (.ledger/, .beads/): what a session
+// records is not code that broke.
 func warnFiles(ctx context.Context, env *Env, ws *config.Workspace, given []string) ([]string, error) {
 	if len(given) == 0 {
 		files, err := gitx.Changed(ctx, ws.Root)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("list the changed files: %w", err), "name the files with --files a.go,b/c.py")
 		}
-		return files, nil
+		return slices.DeleteFunc(files, func(f string) bool {
+			return strings.HasPrefix(f, config.LedgerDir+"/") || strings.HasPrefix(f, config.BeadsDir+"/")
+		}), nil
 	}
 	cwd, err := env.Getwd()
 	if err != nil {
