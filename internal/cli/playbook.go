@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memctl/memctl/internal/runs"
 	"github.com/memctl/memctl/internal/runs/signature"
 	"strings"
 
@@ -113,7 +114,7 @@ func runPlaybookPropose(ctx context.Context, env *Env, opts playbookProposeOptio
 	if author == "" {
 		author = env.actor(ws).Name
 	}
-	p, err := env.book(ws).ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, ErrorText: errorText, Excerpt: opts.errText,
+	p, err := env.book(ws).ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, ErrorText: errorText, Excerpt: runs.Relative(ws.Root, opts.errText),
 		Steps: opts.steps, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)

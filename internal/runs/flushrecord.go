@@ -45,11 +45,7 @@ const CompactSummaryKey = "compact_summary"
 // under root in commands and error texts are made relative to it: records
 // are committed, and a home directory says nothing to the next machine.
 func FromSession(s *transcript.Session, hook transcript.HookInput, root string, now time.Time) *Record {
-	rel := func(t string) string { return t }
-	if root != "" {
-		prefix := strings.TrimSuffix(filepath.ToSlash(root), "/") + "/"
-		rel = func(t string) string { return strings.ReplaceAll(t, prefix, "") }
-	}
+	rel := func(t string) string { return Relative(root, t) }
 	r := &Record{Agent: Agent{Model: hook.Model}, Status: StatusUnknown}
 	summary := hook.CompactSummary
 	r.Digest.Result = hook.LastAssistantMessage
@@ -87,6 +83,16 @@ func FromSession(s *transcript.Session, hook transcript.HookInput, root string, 
 		r.EndedAt = now.UTC()
 	}
 	return r
+}
+
+// Relative is text with the paths under root made relative to it: run
+// records and playbooks are committed, and a home directory says nothing
+// to the next machine. An empty root changes nothing.
+func Relative(root, text string) string {
+	if root == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, strings.TrimSuffix(filepath.ToSlash(root), "/")+"/", "")
 }
 
 // sessionTests are the tests a session ran, each once with its last
