@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,9 +66,7 @@ func runGC(ctx context.Context, env *Env, opts gcOptions) error {
 		t.row(verb, e.Record.RunID, formatTime(e.Record.Time()), e.Path)
 	}
 	for _, k := range res.Kept {
-		for _, by := range k.By {
-			t.row("kept", k.Record.RunID, formatTime(k.Record.Time()), "cited by "+by)
-		}
+		t.row("kept", k.Record.RunID, formatTime(k.Record.Time()), "cited by "+strings.Join(k.By, ", "))
 	}
 	if len(res.Deleted)+len(res.Kept) == 0 {
 		if keep == 0 {
