@@ -101,17 +101,19 @@ func scriptSetup(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	// $MEMCTL is the memctl testscript put on PATH, and $PATH_WITHOUT_MEMCTL
-	// a PATH without it, for scripts that show what git does when it
-	// cannot find memctl by name.
+	// a PATH without it, nor any other memctl (one make install put in
+	// GOBIN), for scripts that show what git does when it cannot find
+	// memctl by name.
 	bin, err := exec.LookPath("memctl")
 	if err != nil {
 		return err
 	}
 	var dirs []string
 	for _, d := range filepath.SplitList(env.Getenv("PATH")) {
-		if d != filepath.Dir(bin) {
-			dirs = append(dirs, d)
+		if fi, err := os.Stat(filepath.Join(d, "memctl")); d == filepath.Dir(bin) || err == nil && !fi.IsDir() {
+			continue
 		}
+		dirs = append(dirs, d)
 	}
 	env.Setenv("MEMCTL", bin)
 	env.Setenv("PATH_WITHOUT_MEMCTL", strings.Join(dirs, string(filepath.ListSeparator)))
