@@ -86,6 +86,10 @@ func runWarn(ctx context.Context, env *Env, opts warnOptions) error {
 		case len(w.FailedTests) > 0:
 			what = "failed: " + strings.Join(w.FailedTests, ", ")
 		}
+		if r.Status == runs.StatusSuccess && what != r.Digest.Intent {
+			// It broke during the run and the run ended well: fixed there.
+			what = "fixed in this run: " + what
+		}
 		t.row("run", r.RunID, dash(formatTime(r.SortTime())), r.StatusOrUnknown(), see, dash(oneLine(what)))
 	}
 	for _, p := range res.Playbooks {
