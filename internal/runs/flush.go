@@ -97,7 +97,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 		}
 		defer release()
 	}
-	id, _, err := req.Store.SessionRun(runtime, sid)
+	id, found, err := req.Store.SessionRun(runtime, sid)
 	if err != nil {
 		// Several records carry the session (or the store cannot be
 		// listed): the id this flush derives is still this session's.
@@ -106,8 +106,9 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 	}
 	rec := FromSession(s, req.Hook, req.Root, req.Context.Now)
 	rec.RunID, rec.SessionID = id, sid
-	if runtime != transcript.RuntimeUnknown {
-		// Merged, an "unknown" would replace what an earlier flush knew.
+	if runtime != transcript.RuntimeUnknown || !found {
+		// Merged, an "unknown" would replace what an earlier flush knew;
+		// a new record says it.
 		rec.Agent.Runtime = runtime
 	}
 	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA})

@@ -365,6 +365,22 @@ func TestFlushUnknownRuntimeKeepsTheKnownOne(t *testing.T) {
 	}
 }
 
+// A session whose runtime nothing tells is recorded as unknown, not "".
+func TestFlushNewRecordOfUnknownRuntime(t *testing.T) {
+	ws := flushWorkspace(t)
+	res, err := Flush(context.Background(), FlushRequest{
+		Hook:    transcript.HookInput{Runtime: transcript.RuntimeUnknown, SessionID: "s-7", Event: "SessionEnd"},
+		Store:   Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir},
+		Context: Context{Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Entry.Record; r.Agent.Runtime != transcript.RuntimeUnknown || r.RunID != SessionRunID(transcript.RuntimeUnknown, "s-7") {
+		t.Errorf("run %s, runtime %q; want the unknown runtime's id and runtime %q", r.RunID, r.Agent.Runtime, transcript.RuntimeUnknown)
+	}
+}
+
 // AfterRecord gets the record as stored, while the lock is still held.
 func TestFlushAfterRecordUnderTheLock(t *testing.T) {
 	ws := flushWorkspace(t)
