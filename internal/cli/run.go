@@ -182,6 +182,13 @@ func readRunInput(env *Env) (*runs.Record, error) {
 	if err != nil {
 		return nil, withHint(usagef(err), "give the record in the format of .ledger/runs files: memctl help runs")
 	}
+	for _, k := range r.UnknownKeys() {
+		if slices.Contains(runs.DigestKeys, k) {
+			env.warnf("stdin: %q is a digest field: put it under \"digest\" (kept as an unknown key, which nothing reads)", k)
+		} else {
+			env.warnf("stdin: unknown key %q kept as it is (memctl does not read it)", k)
+		}
+	}
 	return r, nil
 }
 

@@ -38,6 +38,13 @@ const (
 // TestStatuses lists the statuses of a test.
 var TestStatuses = []string{TestPass, TestFail, TestSkip}
 
+// UnknownKeys are the keys of the record's top level that memctl does not
+// know, in the order they came: kept as they are, read by nobody.
+func (r *Record) UnknownKeys() []string { return r.extra.keys() }
+
+// DigestKeys are the keys of a record's digest.
+var DigestKeys = []string{"intent", "result", "changes", "decisions", "gotchas", "next_steps"}
+
 // MaxExcerpt is the longest error excerpt a record keeps, in characters:
 // memory holds summaries and references, never raw logs.
 const MaxExcerpt = 300
