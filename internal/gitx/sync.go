@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -134,8 +137,8 @@ func (r *Repo) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
 		return res, err
 	}
 	if len(req.Setup) > 0 {
-		untracked, _ := git(append([]string{"ls-files", "--others", "--exclude-standard", "--"}, req.Setup...)...)
-		if files := strings.Fields(untracked); len(files) > 0 {
+		untracked, _ := git(append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, req.Setup...)...)
+		if files := nulList(untracked); len(files) > 0 {
 			res.Untracked = files
 		}
 	}
@@ -171,14 +174,26 @@ func (r *Repo) Sync(ctx context.Context, req SyncRequest) (*SyncResult, error) {
 // commitPaths stages paths and commits what changed under them, filling
 // res's Commit, ShortCommit and Files.
 func (r *Repo) commitPaths(git func(...string) (string, error), paths []string, res *SyncResult) error {
+	// A path neither on disk nor in the index (a layer never created) is
+	// nothing to commit; git add would refuse the pathspec.
+	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		if _, err := os.Lstat(filepath.Join(r.Root, filepath.FromSlash(p))); err == nil {
+			return false
+		}
+		tracked, err := git("ls-files", "-z", "--", p)
+		return err == nil && tracked == ""
+	})
+	if len(paths) == 0 {
+		return nil
+	}
 	if _, err := git(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
 		return &SyncError{Step: StepStage, Err: err}
 	}
-	changed, err := git(append([]string{"diff", "--cached", "--name-only", "--"}, paths...)...)
+	changed, err := git(append([]string{"diff", "-z", "--cached", "--name-only", "--"}, paths...)...)
 	if err != nil {
 		return err
 	}
-	files := strings.Fields(changed)
+	files := nulList(changed)
 	if len(files) == 0 {
 		return nil
 	}
@@ -221,8 +236,8 @@ func pushNew(git func(...string) (string, error), res *SyncResult) error {
 // pullError explains a failed pull: a *ConflictError naming the files it
 // left conflicted, else a *SyncError of StepPull for a pull git refused.
 func pullError(git func(...string) (string, error), pullErr error) error {
-	files, _ := git("diff", "--name-only", "--diff-filter=U")
-	if paths := strings.Fields(files); len(paths) > 0 {
+	files, _ := git("diff", "-z", "--name-only", "--diff-filter=U")
+	if paths := nulList(files); len(paths) > 0 {
 		return &ConflictError{Paths: paths, Err: pullErr}
 	}
 	var ge *GitError
@@ -241,4 +256,16 @@ func countCommits(git func(...string) (string, error), args ...string) int {
 	}
 	c, _ := strconv.Atoi(strings.TrimSpace(n))
 	return c
+}
+
+// nulList splits git's -z output: paths as they are, spaces, quotes and
+// all (without -z git quotes unusual names and a space splits them).
+func nulList(out string) []string {
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p = strings.TrimRight(p, "\n"); p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
 }

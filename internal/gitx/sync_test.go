@@ -273,3 +273,18 @@ func TestSyncErrorNamesTheStep(t *testing.T) {
 		}
 	})
 }
+
+// TestSyncNamesFilesAsTheyAre: a file name with a space or a character git
+// quotes is one file in the result, as it is on disk.
+func TestSyncNamesFilesAsTheyAre(t *testing.T) {
+	needGit(t)
+	r := clone(t, gitxtest.Shared(t, map[string]string{".ledger/facts/a.md": "- one\n"}), "one")
+	gitxtest.Git(t, r.Root, "branch", "--unset-upstream")
+	gitxtest.Write(t, r.Root, ".ledger/facts/team notes.md", "- two\n")
+	gitxtest.Write(t, r.Root, ".ledger/facts/café.md", "- three\n")
+	res := syncOK(t, r, false)
+	want := []string{".ledger/facts/café.md", ".ledger/facts/team notes.md"}
+	if !reflect.DeepEqual(res.Files, want) {
+		t.Errorf("Files = %q, want %q", res.Files, want)
+	}
+}
