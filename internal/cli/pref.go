@@ -158,7 +158,16 @@ func teamPref(ctx context.Context, env *Env, opts prefOptions, propose func(*pro
 	if err := env.Lock(ctx, ws); err != nil {
 		return err
 	}
-	p, err := propose(env.book(ws), env.actor(ws).Name)
+	book := env.book(ws)
+	if m := env.similarityMatcher(ctx, ws); m != nil {
+		book.Matcher = m
+		defer func() {
+			if m.Err != nil {
+				env.warnf("similar facts were judged by words only: %v", m.Err)
+			}
+		}()
+	}
+	p, err := propose(book, env.actor(ws).Name)
 	var notPref *proposal.NotPreferenceError
 	switch {
 	case errors.As(err, &notPref):
@@ -167,6 +176,9 @@ func teamPref(ctx context.Context, env *Env, opts prefOptions, propose func(*pro
 		return withHint(&notFoundError{err}, `run "memctl pref list" to see preference ids; a personal one is removed with --personal`)
 	case err != nil:
 		return proposalError(err)
+	}
+	for _, s := range p.Similar {
+		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
 	}
 	if p.OverBudget {
 		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
