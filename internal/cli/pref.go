@@ -220,12 +220,11 @@ func runPrefList(env *Env, opts prefOptions) error {
 		env.notef("no preferences")
 		return nil
 	}
+	t := newTable(env, "ID", "SCOPE", "PREFERENCE").clipToWidth()
 	for _, p := range list {
-		if _, err := fmt.Fprintf(env.Out, "%s\t%s\t%s\n", p.ID, p.Scope, visibleLine(oneLine(p.Text))); err != nil {
-			return err
-		}
+		t.row(p.ID, p.Scope, oneLine(p.Text))
 	}
-	return nil
+	return t.flush()
 }
 
 // teamPrefs are the facts of the workspace's preferences file; none
