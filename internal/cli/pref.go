@@ -35,6 +35,7 @@ that file directly and works outside a workspace too.`,
   memctl pref list --json
   memctl pref rm f-3k9x2a1 --personal`,
 		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newPrefAddCmd(env), newPrefListCmd(env), newPrefRmCmd(env))
 	return cmd
