@@ -99,8 +99,8 @@ func AddPersonal(path, text string) (Fact, error) {
 	if _, err := fsx.MkdirAll(filepath.Dir(path)); err != nil {
 		return Fact{}, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	if err := fsx.WriteFile(path, out, 0o600); err != nil {
-		return Fact{}, fmt.Errorf("write personal preferences %s: %w", path, err)
+	if err := writePersonal(path, out); err != nil {
+		return Fact{}, err
 	}
 	added := Parse(PreferencesCategory, path, out)
 	for _, x := range added.Facts {
@@ -126,12 +126,26 @@ func RemovePersonal(path, id string) (Fact, error) {
 		if err := f.Conflicted(); err != nil {
 			return Fact{}, err
 		}
-		if err := fsx.WriteFile(path, RemoveFact(f.Source(), x), 0o600); err != nil {
-			return Fact{}, fmt.Errorf("write personal preferences %s: %w", path, err)
+		if err := writePersonal(path, RemoveFact(f.Source(), x)); err != nil {
+			return Fact{}, err
 		}
 		return x, nil
 	}
 	return Fact{}, &NotFoundError{ID: id, Path: path}
+}
+
+// writePersonal replaces the file at path with data, atomically. A
+// symbolic link there (a dotfiles manager's) is kept: the file it names is
+// written. fsx refuses links in a workspace, where the target may be
+// outside the repository; this file is outside one by design.
+func writePersonal(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	if err := fsx.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("write personal preferences %s: %w", path, err)
+	}
+	return nil
 }
 
 // PersonalLockPath is the lock that serialises writers of the personal

@@ -77,3 +77,38 @@ func TestAddPersonalRefuses(t *testing.T) {
 		t.Errorf("a file with conflict markers: %v, want *ConflictError", err)
 	}
 }
+
+// A dotfiles manager (stow, chezmoi's symlink mode) links the file into
+// ~/.config; memctl writes the file the link names and keeps the link.
+func TestPersonalThroughSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "preferences.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("# Preferences\n\n- Use tabs.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config", "memctl", "preferences.md")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	a, err := AddPersonal(link, "Keep answers short.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RemovePersonal(link, ids.Fact(PreferencesCategory, "Use tabs.")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	src, _ := os.ReadFile(real)
+	if want := "# Preferences\n\n- Keep answers short. <!-- id:" + a.ID + " -->\n"; string(src) != want {
+		t.Errorf("the linked file is\n%q, want\n%q", src, want)
+	}
+}
