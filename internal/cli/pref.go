@@ -102,6 +102,9 @@ func runPrefAdd(ctx context.Context, env *Env, opts prefOptions, text string) er
 		return usagef(errors.New("the preference is empty: say it in quotes"))
 	}
 	if opts.personal {
+		if opts.reason != "" {
+			return usagef(errors.New("--reason is for a team proposal's reviewer: a personal preference is written without review"))
+		}
 		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, error) { return ledger.AddPersonal(path, text) })
 	}
 	return teamPref(ctx, env, opts, func(book *proposal.Book, author string) (*proposal.Proposal, error) {
@@ -111,6 +114,9 @@ func runPrefAdd(ctx context.Context, env *Env, opts prefOptions, text string) er
 
 func runPrefRm(ctx context.Context, env *Env, opts prefOptions, id string) error {
 	if opts.personal {
+		if opts.reason != "" {
+			return usagef(errors.New("--reason is for a team proposal's reviewer: a personal preference is removed without review"))
+		}
 		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, error) { return ledger.RemovePersonal(path, id) })
 	}
 	return teamPref(ctx, env, opts, func(book *proposal.Book, author string) (*proposal.Proposal, error) {
