@@ -58,6 +58,7 @@ func renderWorkspace(t *testing.T) *session {
 	}
 	next()
 	s.must("propose", "--category", "pitfalls", "--reason", "flaky", "--text", "The parser test depends on the locale; set LC_ALL=C.")
+	s.must("pref", "add", "--personal", "Answer in British English, and explain each shell command before running it.")
 	return s
 }
 
@@ -79,6 +80,7 @@ func TestRenderGolden(t *testing.T) {
 		{"render_stats", [][]string{{"stats"}}, false},
 		{"render_facts", [][]string{{"facts"}, {"facts", "--stats"}}, true},
 		{"render_proposals", [][]string{{"review", "--list", "--status", "all"}}, false},
+		{"render_pref", [][]string{{"pref", "list"}}, true},
 		{"render_recall", [][]string{{"recall", "parser test", "--mode", "bm25", "-k", "3"}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

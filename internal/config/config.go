@@ -357,6 +357,17 @@ func UserConfigPath(getenv func(string) string) string {
 	return filepath.Join(dir, "memctl", "config.toml")
 }
 
+// UserPreferencesPath is the user's personal preferences file, next to
+// their config file: $XDG_CONFIG_HOME/memctl/preferences.md, else
+// ~/.config/memctl/preferences.md; "" when neither can be named.
+func UserPreferencesPath(getenv func(string) string) string {
+	path := UserConfigPath(getenv)
+	if path == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), "preferences.md")
+}
+
 // LoadUser reads the [embed] table of a user's own config file
 // ($XDG_CONFIG_HOME/memctl/config.toml) over base: an embedding endpoint
 // is a personal setting. A missing file gives base; other tables are

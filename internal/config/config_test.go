@@ -214,3 +214,19 @@ func TestUserConfigPath(t *testing.T) {
 		}
 	}
 }
+
+func TestUserPreferencesPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, filepath.Join("/x", "memctl", "preferences.md")},
+		{map[string]string{"HOME": "/h"}, filepath.Join("/h", ".config", "memctl", "preferences.md")},
+		{map[string]string{}, ""},
+	} {
+		if got := UserPreferencesPath(env(tc.env)); got != tc.want {
+			t.Errorf("UserPreferencesPath(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
