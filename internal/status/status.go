@@ -1,0 +1,195 @@
+// Package status gathers the one-screen overview of a workspace that
+// memctl status prints: facts against their budgets, pending proposals,
+// tasks, recent runs, the recall index and the agent hooks. It only reads:
+// it never builds the index, takes no lock and writes no file.
+package status
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+// RunsWindow is how far back "runs this week" looks.
+const RunsWindow = 7 * 24 * time.Hour
+
+// Options say where the caches and the derived index are; the workspace
+// gives the rest.
+type Options struct {
+	TasksCache string     // the task graph's cache file
+	Runs       runs.Store // the run store, with its list cache
+	IndexDir   string     // the recall index's directory
+	Now        time.Time
+}
+
+// Status is the overview. A part that could not be read is counted as
+// far as it could be, and says why in Problems; Gather never fails for it.
+type Status struct {
+	Facts     Facts
+	Proposals Proposals
+	Tasks     Tasks
+	Runs      Runs
+	Index     Index
+	Hooks     []Hook
+	Problems  []Problem
+}
+
+// Facts is the facts layer against its budgets, as memctl facts --stats
+// and memctl check count them (ledger.Ledger Lines and Bytes).
+type Facts struct {
+	Enabled              bool
+	Files, Facts         int
+	Lines, MaxLines      int
+	Bytes, MaxTotalBytes int
+}
+
+// Proposals are the pending proposals; Oldest is the creation time of the
+// oldest, zero when there is none.
+type Proposals struct {
+	Enabled bool // proposals belong to the facts layer
+	Pending int
+	Oldest  time.Time
+}
+
+// Tasks are the task graph's counts (tasks.Count, as memctl stats).
+type Tasks struct {
+	Enabled bool
+	tasks.Stats
+}
+
+// Runs are the runs of the last RunsWindow: how many, and how many failed.
+type Runs struct {
+	Enabled  bool
+	Since    time.Time
+	Count    int
+	Failures int
+}
+
+// Index is what status can say of the recall index without opening it:
+// opening it takes its lock and may rebuild it, and comparing it with the
+// files means hashing them, which status leaves to memctl index.
+type Index struct {
+	Enabled bool
+	Present bool // the index database exists
+}
+
+// Problem is a part of the workspace status could not read.
+type Problem struct {
+	Part    string // facts, proposals, tasks, runs, hooks
+	Where   string // file[:line], relative to the workspace root; may be empty
+	Message string
+}
+
+// Gather reads the workspace's overview at opts.Now.
+func Gather(ws *config.Workspace, opts Options) Status {
+	var s Status
+	cfg := ws.Config
+	s.gatherFacts(ws)
+	s.gatherProposals(ws)
+	s.gatherTasks(ws, opts)
+	s.gatherRuns(cfg.Runs.Enabled, opts)
+	s.Index = Index{Enabled: cfg.Index.Enabled}
+	if cfg.Index.Enabled {
+		_, err := os.Stat(filepath.Join(opts.IndexDir, IndexDB))
+		s.Index.Present = err == nil
+	}
+	hooks, problems := Hooks(ws.Root)
+	s.Hooks = hooks
+	s.Problems = append(s.Problems, problems...)
+	return s
+}
+
+// IndexDB is the index's database file in its directory (index.dbName).
+const IndexDB = "index.db"
+
+func (s *Status) problem(part, where string, err error) {
+	s.Problems = append(s.Problems, Problem{Part: part, Where: where, Message: err.Error()})
+}
+
+func (s *Status) gatherFacts(ws *config.Workspace) {
+	cfg := ws.Config.Facts
+	s.Facts = Facts{Enabled: cfg.Enabled, MaxLines: cfg.MaxLines, MaxTotalBytes: cfg.MaxTotalBytes}
+	if !cfg.Enabled {
+		return
+	}
+	l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
+	if err != nil {
+		s.problem("facts", config.FactsDir, err)
+		return
+	}
+	s.Facts.Files, s.Facts.Facts = len(l.Files), len(l.Facts())
+	s.Facts.Lines, s.Facts.Bytes = l.Lines(), l.Bytes()
+	for _, f := range l.Files {
+		for _, p := range f.Problems {
+			s.Problems = append(s.Problems, Problem{Part: "facts", Where: fmt.Sprintf("%s:%d", f.Path, p.Line), Message: p.Message})
+		}
+	}
+}
+
+func (s *Status) gatherProposals(ws *config.Workspace) {
+	s.Proposals.Enabled = ws.Config.Facts.Enabled
+	if !s.Proposals.Enabled {
+		return
+	}
+	d := proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir}
+	list, problems, err := d.List()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.problem("proposals", config.ProposalsDir, err)
+		return
+	}
+	for _, p := range problems {
+		s.Problems = append(s.Problems, Problem{Part: "proposals", Where: fmt.Sprintf("%s:%d", p.File, p.Line), Message: p.Message})
+	}
+	for _, p := range list { // oldest first
+		if p.Status != proposal.StatusPending {
+			continue
+		}
+		if s.Proposals.Pending == 0 {
+			s.Proposals.Oldest = p.CreatedAt
+		}
+		s.Proposals.Pending++
+	}
+}
+
+func (s *Status) gatherTasks(ws *config.Workspace, opts Options) {
+	s.Tasks.Enabled = ws.Config.Tasks.Enabled
+	if !s.Tasks.Enabled {
+		return
+	}
+	st, err := tasks.LoadCached(ws.Path(config.IssuesFile), opts.TasksCache)
+	if err != nil {
+		s.problem("tasks", config.IssuesFile, err)
+		return
+	}
+	s.Tasks.Stats = tasks.Count(st, opts.Now)
+}
+
+func (s *Status) gatherRuns(enabled bool, opts Options) {
+	s.Runs = Runs{Enabled: enabled, Since: opts.Now.Add(-RunsWindow)}
+	if !enabled {
+		return
+	}
+	l, err := opts.Runs.List(runs.Filter{Since: s.Runs.Since})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.problem("runs", opts.Runs.Rel, err)
+		return
+	}
+	for _, e := range l.Entries {
+		s.Runs.Count++
+		if e.Record.Status == runs.StatusFailure {
+			s.Runs.Failures++
+		}
+	}
+	for _, p := range l.Problems {
+		s.problem("runs", "", p)
+	}
+}
