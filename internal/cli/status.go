@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -141,7 +140,7 @@ func writeStatus(env *Env, s status.Status, now time.Time) error {
 	t := newTable(env, "PART", "STATUS")
 	f := s.Facts
 	t.row("facts", onOff(f.Enabled, "facts", func() string {
-		return fmt.Sprintf("%d facts in %d files; %d/%d lines (%s), %d/%d bytes (%s)", f.Facts, f.Files,
+		return fmt.Sprintf("%s in %s; %d/%d lines (%s), %d/%d bytes (%s)", plural(f.Facts, "fact"), plural(f.Files, "file"),
 			f.Lines, f.MaxLines, overBudget(f.Lines, f.MaxLines), f.Bytes, f.MaxTotalBytes, overBudget(f.Bytes, f.MaxTotalBytes))
 	}))
 	p := s.Proposals
@@ -164,7 +163,7 @@ func writeStatus(env *Env, s status.Status, now time.Time) error {
 	}))
 	r := s.Runs
 	t.row("runs", onOff(r.Enabled, "runs", func() string {
-		return fmt.Sprintf("%d in the last 7 days, %d failed", r.Count, r.Failures)
+		return fmt.Sprintf("%s in the last 7 days, %d failed", plural(r.Count, "run"), r.Failures)
 	}))
 	t.row("index", onOff(s.Index.Enabled, "index", func() string {
 		if !s.Index.Present {
@@ -213,14 +212,12 @@ func hooksLine(hooks []status.Hook) string {
 // age is a duration as a person reads an age: days, else hours, else minutes.
 func age(d time.Duration) string {
 	switch {
-	case d >= 48*time.Hour:
-		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
-	case d >= 2*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " hours"
-	case d >= 2*time.Minute:
-		return strconv.Itoa(int(d/time.Minute)) + " minutes"
+	case d >= 24*time.Hour:
+		return plural(int(d/(24*time.Hour)), "day")
+	case d >= time.Hour:
+		return plural(int(d/time.Hour), "hour")
 	default:
-		return "a minute"
+		return plural(max(int(d/time.Minute), 0), "minute")
 	}
 }
 
