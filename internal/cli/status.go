@@ -13,7 +13,7 @@ import (
 	"github.com/memctl/memctl/internal/status"
 )
 
-// statusJSON is the --json shape of status (docs/json.md).
+// statusJSON is the --json shape of status (memctl help json).
 type statusJSON struct {
 	SchemaVersion int                 `json:"schema_version"`
 	Facts         statusFactsJSON     `json:"facts"`
@@ -92,7 +92,7 @@ the index or takes the workspace lock.`,
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), env, asJSON) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in docs/json.md)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
 
