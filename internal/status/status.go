@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -89,22 +90,39 @@ type Problem struct {
 	Message string
 }
 
-// Gather reads the workspace's overview at opts.Now.
+// Gather reads the workspace's overview at opts.Now. The parts read
+// different files, so they are read at the same time: status costs about
+// its slowest part (the task graph or the run list), not their sum.
 func Gather(ws *config.Workspace, opts Options) Status {
-	var s Status
-	cfg := ws.Config
-	s.gatherFacts(ws)
-	s.gatherProposals(ws)
-	s.gatherTasks(ws, opts)
-	s.gatherRuns(cfg.Runs.Enabled, opts)
-	s.Index = Index{Enabled: cfg.Index.Enabled}
-	if cfg.Index.Enabled {
-		_, err := os.Stat(filepath.Join(opts.IndexDir, IndexDB))
-		s.Index.Present = err == nil
+	var parts [5]Status // each part fills its own fields and problems
+	gather := []func(*Status){
+		func(s *Status) { s.gatherFacts(ws) },
+		func(s *Status) { s.gatherProposals(ws) },
+		func(s *Status) { s.gatherTasks(ws, opts) },
+		func(s *Status) { s.gatherRuns(ws.Config.Runs.Enabled, opts) },
+		func(s *Status) {
+			s.Index = Index{Enabled: ws.Config.Index.Enabled}
+			if s.Index.Enabled {
+				_, err := os.Stat(filepath.Join(opts.IndexDir, IndexDB))
+				s.Index.Present = err == nil
+			}
+			s.Hooks, s.Problems = Hooks(ws.Root)
+		},
 	}
-	hooks, problems := Hooks(ws.Root)
-	s.Hooks = hooks
-	s.Problems = append(s.Problems, problems...)
+	var wg sync.WaitGroup
+	for i, fn := range gather {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(&parts[i])
+		}()
+	}
+	wg.Wait()
+	s := Status{Facts: parts[0].Facts, Proposals: parts[1].Proposals, Tasks: parts[2].Tasks, Runs: parts[3].Runs,
+		Index: parts[4].Index, Hooks: parts[4].Hooks}
+	for _, p := range parts { // problems in the order of the parts
+		s.Problems = append(s.Problems, p.Problems...)
+	}
 	return s
 }
 
