@@ -62,8 +62,9 @@ type statusRunsJSON struct {
 
 type statusIndexJSON struct {
 	Enabled bool   `json:"enabled"`
-	Present bool   `json:"present"`
-	Fresh   string `json:"fresh"` // always "unknown": status does not open the index
+	State   string `json:"state"`         // fresh, stale, absent, unknown; "" when off
+	Changed int    `json:"changed_files"` // stale: files changed since the last update
+	Rebuild string `json:"rebuild"`       // stale: why the next use rebuilds it, or ""
 }
 
 type statusHookJSON struct {
@@ -96,13 +97,14 @@ the index or takes the workspace lock.`,
 	return cmd
 }
 
-func runStatus(_ context.Context, env *Env, asJSON bool) error {
+func runStatus(ctx context.Context, env *Env, asJSON bool) error {
 	ws, err := env.Workspace()
 	if err != nil {
 		return err
 	}
 	now := env.Now()
-	s := status.Gather(ws, status.Options{TasksCache: tasksCachePath(ws), Runs: runStore(ws), IndexDir: indexDir(ws), Now: now})
+	s := status.Gather(ctx, ws, status.Options{TasksCache: tasksCachePath(ws), Runs: runStore(ws),
+		IndexDir: indexDir(ws), IndexSources: sourcesFor(ws), Now: now})
 	if asJSON {
 		return writeJSON(env.Out, toStatusJSON(s))
 	}
@@ -118,7 +120,7 @@ func toStatusJSON(s status.Status) statusJSON {
 		Tasks: statusTasksJSON{Enabled: t.Enabled, Total: t.Total, Open: t.Open, InProgress: t.InProgress, Closed: t.Closed,
 			Blocked: t.Blocked, Deferred: t.Deferred, Pinned: t.Pinned, Ready: t.Ready},
 		Runs:     statusRunsJSON{Enabled: r.Enabled, Since: r.Since.UTC(), Count: r.Count, Failures: r.Failures},
-		Index:    statusIndexJSON{Enabled: s.Index.Enabled, Present: s.Index.Present, Fresh: "unknown"},
+		Index:    statusIndexJSON{Enabled: s.Index.Enabled, State: s.Index.State, Changed: s.Index.Changed, Rebuild: s.Index.Rebuild},
 		Hooks:    make([]statusHookJSON, 0, len(s.Hooks)),
 		Problems: make([]statusProblemJSON, 0, len(s.Problems)),
 	}
@@ -165,12 +167,7 @@ func writeStatus(env *Env, s status.Status, now time.Time) error {
 	t.row("runs", onOff(r.Enabled, "runs", func() string {
 		return fmt.Sprintf("%s in the last 7 days, %d failed", plural(r.Count, "run"), r.Failures)
 	}))
-	t.row("index", onOff(s.Index.Enabled, "index", func() string {
-		if !s.Index.Present {
-			return `not built ("memctl index" or the first "memctl recall" builds it)`
-		}
-		return `built; freshness unknown ("memctl index" brings it up to date)`
-	}))
+	t.row("index", onOff(s.Index.Enabled, "index", func() string { return indexLine(s.Index) }))
 	t.row("hooks", hooksLine(s.Hooks))
 	for _, pr := range s.Problems {
 		where := pr.Where
@@ -180,6 +177,22 @@ func writeStatus(env *Env, s status.Status, now time.Time) error {
 		t.row("problem", pr.Part+": "+where+pr.Message)
 	}
 	return t.flush()
+}
+
+func indexLine(x status.Index) string {
+	switch x.State {
+	case status.IndexFresh:
+		return "up to date"
+	case status.IndexAbsent:
+		return `not built ("memctl index" or the first "memctl recall" builds it)`
+	case status.IndexStale:
+		if x.Rebuild != "" {
+			return fmt.Sprintf(`to be rebuilt: %s ("memctl index" rebuilds it)`, x.Rebuild)
+		}
+		return fmt.Sprintf(`%s changed since the last update ("memctl index" or the next "memctl recall" updates it)`, plural(x.Changed, "file"))
+	default:
+		return "unknown (see the problem below)"
+	}
 }
 
 // onOff is a part's line, or that its layer is switched off.

@@ -5,15 +5,15 @@
 package status
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/runs"
@@ -29,7 +29,11 @@ type Options struct {
 	TasksCache string     // the task graph's cache file
 	Runs       runs.Store // the run store, with its list cache
 	IndexDir   string     // the recall index's directory
-	Now        time.Time
+	// IndexSources are the sources the index is built from (those of the
+	// enabled layers).
+	IndexSources []index.Source
+	Now          time.Time
+	Ctx          context.Context // for the index's queries
 }
 
 // Status is the overview. A part that could not be read is counted as
@@ -75,13 +79,22 @@ type Runs struct {
 	Failures int
 }
 
-// Index is what status can say of the recall index without opening it:
-// opening it takes its lock and may rebuild it, and comparing it with the
-// files means hashing them, which status leaves to memctl index.
+// Index is the recall index against the files (index.Check: read only,
+// no lock; files are compared by size and modification time).
 type Index struct {
 	Enabled bool
-	Present bool // the index database exists
+	State   string // IndexFresh, IndexStale, IndexAbsent or IndexUnknown
+	Changed int    // stale: source files changed since the last update
+	Rebuild string // stale: why the next use rebuilds it, if it does
 }
+
+// The states of the index.
+const (
+	IndexFresh   = "fresh"   // up to date with the files
+	IndexStale   = "stale"   // the next recall or memctl index updates it
+	IndexAbsent  = "absent"  // not built yet
+	IndexUnknown = "unknown" // it could not be read (see Problems)
+)
 
 // Problem is a part of the workspace status could not read.
 type Problem struct {
@@ -93,7 +106,7 @@ type Problem struct {
 // Gather reads the workspace's overview at opts.Now. The parts read
 // different files, so they are read at the same time: status costs about
 // its slowest part (the task graph or the run list), not their sum.
-func Gather(ws *config.Workspace, opts Options) Status {
+func Gather(ctx context.Context, ws *config.Workspace, opts Options) Status {
 	var parts [5]Status // each part fills its own fields and problems
 	gather := []func(*Status){
 		func(s *Status) { s.gatherFacts(ws) },
@@ -101,12 +114,8 @@ func Gather(ws *config.Workspace, opts Options) Status {
 		func(s *Status) { s.gatherTasks(ws, opts) },
 		func(s *Status) { s.gatherRuns(ws.Config.Runs.Enabled, opts) },
 		func(s *Status) {
-			s.Index = Index{Enabled: ws.Config.Index.Enabled}
-			if s.Index.Enabled {
-				_, err := os.Stat(filepath.Join(opts.IndexDir, IndexDB))
-				s.Index.Present = err == nil
-			}
 			s.Hooks, s.Problems = Hooks(ws.Root)
+			s.gatherIndex(ctx, ws, opts)
 		},
 	}
 	var wg sync.WaitGroup
@@ -125,9 +134,6 @@ func Gather(ws *config.Workspace, opts Options) Status {
 	}
 	return s
 }
-
-// IndexDB is the index's database file in its directory (index.dbName).
-const IndexDB = "index.db"
 
 func (s *Status) problem(part, where string, err error) {
 	s.Problems = append(s.Problems, Problem{Part: part, Where: where, Message: err.Error()})
@@ -200,6 +206,25 @@ func (s *Status) gatherTasks(ws *config.Workspace, opts Options) {
 		return
 	}
 	s.Tasks.Stats = tasks.Count(st, opts.Now)
+}
+
+func (s *Status) gatherIndex(ctx context.Context, ws *config.Workspace, opts Options) {
+	s.Index = Index{Enabled: ws.Config.Index.Enabled}
+	if !s.Index.Enabled {
+		return
+	}
+	f, err := index.Check(ctx, opts.IndexDir, ws.Root, opts.IndexSources)
+	switch {
+	case err != nil:
+		s.Index.State = IndexUnknown
+		s.problem("index", "", err)
+	case !f.Present:
+		s.Index.State = IndexAbsent
+	case f.Changed > 0 || f.Rebuild != "":
+		s.Index.State, s.Index.Changed, s.Index.Rebuild = IndexStale, f.Changed, f.Rebuild
+	default:
+		s.Index.State = IndexFresh
+	}
 }
 
 func (s *Status) gatherRuns(enabled bool, opts Options) {

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,7 +71,7 @@ func TestGatherCountsAndKeepsGoingPastBrokenParts(t *testing.T) {
 	})
 	ws := &config.Workspace{Root: root, Config: config.Default("a")}
 	store := runs.Store{Dir: filepath.Join(root, ".ledger", "runs"), Rel: ".ledger/runs"}
-	s := Gather(ws, Options{TasksCache: filepath.Join(root, "tasks.cache"), Runs: store, IndexDir: filepath.Join(root, "index"), Now: now})
+	s := Gather(context.Background(), ws, Options{TasksCache: filepath.Join(root, "tasks.cache"), Runs: store, IndexDir: filepath.Join(root, "index"), Now: now})
 
 	if s.Facts.Facts != 1 || s.Facts.Lines != 4 || s.Facts.MaxLines != config.DefaultMaxLines {
 		t.Errorf("facts = %+v, want 1 fact in 4 lines against the default budget", s.Facts)
@@ -84,8 +85,8 @@ func TestGatherCountsAndKeepsGoingPastBrokenParts(t *testing.T) {
 	if !s.Runs.Since.Equal(now.Add(-RunsWindow)) || s.Runs.Count != 0 {
 		t.Errorf("runs = %+v, want none since a week before now", s.Runs)
 	}
-	if s.Index.Present {
-		t.Error("index present, want absent")
+	if s.Index.State != IndexAbsent {
+		t.Errorf("index %+v, want absent", s.Index)
 	}
 	want := map[string]string{"facts": ".ledger/facts/pitfalls.md:4", "tasks": ".beads/issues.jsonl:2"}
 	if len(s.Problems) != len(want) {
@@ -104,7 +105,7 @@ func TestGatherLayersOff(t *testing.T) {
 	write(t, root, map[string]string{".ledger/facts/pitfalls.md": "-\n", ".beads/issues.jsonl": "not json\n"})
 	cfg := config.Default("a")
 	cfg.Facts.Enabled, cfg.Tasks.Enabled, cfg.Runs.Enabled, cfg.Index.Enabled = false, false, false, false
-	s := Gather(&config.Workspace{Root: root, Config: cfg}, Options{Runs: runs.Store{Dir: filepath.Join(root, "none")}, Now: time.Unix(0, 0)})
+	s := Gather(context.Background(), &config.Workspace{Root: root, Config: cfg}, Options{Runs: runs.Store{Dir: filepath.Join(root, "none")}, Now: time.Unix(0, 0)})
 	if s.Facts.Enabled || s.Proposals.Enabled || s.Tasks.Enabled || s.Runs.Enabled || s.Index.Enabled {
 		t.Errorf("status = %+v, want every layer off", s)
 	}
