@@ -98,7 +98,7 @@ const (
 
 // Problem is a part of the workspace status could not read.
 type Problem struct {
-	Part    string // facts, proposals, tasks, runs, hooks
+	Part    string // facts, proposals, tasks, runs, index, hooks
 	Where   string // file[:line], relative to the workspace root; may be empty
 	Message string
 }
