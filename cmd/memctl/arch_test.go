@@ -19,7 +19,7 @@ import (
 // finds the workspace through gitx, so it sits one step above the base.
 var layer = map[string]int{
 	"cli":   5,
-	"check": 4, "consolidate": 4, "prime": 4, "recall": 4, "mcp": 4,
+	"check": 4, "consolidate": 4, "status": 4, "prime": 4, "recall": 4, "mcp": 4,
 	"proposal": 3, "runs": 3, "index": 3, "agents": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
 	"config": 1,

@@ -94,7 +94,7 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 		return nil, err
 	}
 	path := ws.Path(config.IssuesFile)
-	s, err := tasks.LoadCached(path, filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"))
+	s, err := tasks.LoadCached(path, tasksCachePath(ws))
 	if err != nil {
 		var le *tasks.LineError
 		if errors.As(err, &le) {

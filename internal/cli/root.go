@@ -190,6 +190,7 @@ Guides (memctl help TOPIC):
 		newCommentsCmd(env),
 		newLabelCmd(env),
 		newStatsCmd(env),
+		newStatusCmd(env),
 		newProposeCmd(env),
 		newPrefCmd(env),
 		newReviewCmd(env),

@@ -26,7 +26,6 @@ func newStatsCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "stats",
-		Aliases: []string{"status"},
 		Short:   "Count tasks by state (Beads' bd stats)",
 		Example: "  memctl stats --json",
 		Args:    cobra.NoArgs,

@@ -1,0 +1,93 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Freshness is how the index in a directory compares with the files, as
+// Check finds it without the index's lock and without changing anything.
+type Freshness struct {
+	Present bool // the index database exists
+	// Changed counts the source files added, removed, or changed in size
+	// or modification time since the last update (a file only touched
+	// counts: Update then reads it and finds it the same).
+	Changed int
+	// Rebuild, when set, says why the next Open rebuilds the index
+	// (another format, an interrupted update).
+	Rebuild string
+}
+
+// Check compares the index in dir with the files sources list under root.
+// It opens the database read-only and stats the files, reading none, so
+// it neither waits for nor disturbs another memctl using the index. It
+// does not compare the embedder (a changed one also makes Open rebuild).
+func Check(ctx context.Context, dir, root string, sources []Source) (Freshness, error) {
+	dbPath := filepath.Join(dir, dbName)
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		return Freshness{}, nil
+	} else if err != nil {
+		return Freshness{}, err
+	}
+	f := Freshness{Present: true}
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(1000)")
+	if err != nil {
+		return f, err
+	}
+	defer db.Close()
+	var format, dirty string
+	err = db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key='format'), ''), coalesce((SELECT value FROM meta WHERE key='dirty'), '0')`).
+		Scan(&format, &dirty)
+	if err != nil {
+		return f, fmt.Errorf("read %s: %w", dbPath, err)
+	}
+	switch {
+	case format != strconv.Itoa(FormatVersion):
+		f.Rebuild = fmt.Sprintf("format %s, this memctl writes %d", format, FormatVersion)
+		return f, nil
+	case dirty == "1":
+		f.Rebuild = "an update was interrupted"
+		return f, nil
+	}
+	x := &Index{db: db}
+	known, err := x.knownFiles()
+	if err != nil {
+		return f, fmt.Errorf("read %s: %w", dbPath, err)
+	}
+	seen := map[string]bool{}
+	for _, src := range sources {
+		files, err := src.Files(root)
+		if err != nil {
+			return f, err
+		}
+		for _, rel := range files {
+			if seen[rel] {
+				continue
+			}
+			fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return f, err
+			}
+			seen[rel] = true
+			old, ok := known[rel]
+			if !ok || old.kind != src.Kind() || old.size != fi.Size() || old.mtime != fi.ModTime().UnixNano() {
+				f.Changed++
+			}
+		}
+	}
+	for path := range known {
+		if !seen[path] {
+			f.Changed++
+		}
+	}
+	return f, nil
+}
