@@ -150,6 +150,9 @@ func runRunsShow(ctx context.Context, env *Env, id string, opts runsShowOptions)
 	if rs.off {
 		return withHint(&notFoundError{fmt.Errorf("run %q: %w", id, runs.ErrNotFound)}, "the runs layer is disabled; set [runs] enabled = true in "+config.ConfigFile)
 	}
+	if !runs.ValidRunID(id) {
+		return usagef(fmt.Errorf("%q is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", id))
+	}
 	e, err := rs.store.Get(id)
 	if err != nil {
 		return runError(err)
@@ -222,7 +225,7 @@ func writeRun(env *Env, e runs.Entry, asJSON bool) error {
 		if x.Line > 0 {
 			where += ":" + strconv.Itoa(x.Line)
 		}
-		errs = append(errs, strings.TrimSpace(strings.Join([]string{x.Signature, where}, " ")+"\n"+x.Excerpt))
+		errs = append(errs, strings.TrimSpace(strings.TrimSpace(x.Signature+" "+where)+"\n"+x.Excerpt))
 	}
 	list("commands", cmds)
 	list("tests", tests)
