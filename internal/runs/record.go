@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"fmt"
+	"github.com/memctl/memctl/internal/ids"
 	"io"
 	"slices"
 	"strings"
@@ -118,23 +119,10 @@ type Error struct {
 	extra     fields
 }
 
-// ValidRunID reports whether id can name a run: 1 to 64 ASCII letters,
-// digits, '.', '_' or '-', starting with a letter or digit.
-func ValidRunID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+// ValidRunID reports whether id can name a run: what ids.Valid accepts,
+// 1 to 64 ASCII letters, digits, '.', '_' or '-', starting with a letter
+// or digit.
+func ValidRunID(id string) bool { return ids.Valid(id) }
 
 // runIDEncoding writes generated run ids: lower-case base32 letters and
 // digits, which are valid in run ids and case-insensitive file systems.
