@@ -221,6 +221,42 @@ func TestRunFindsConflictMarkers(t *testing.T) {
 	}
 }
 
+// Conflict markers in run records are found when runs are enabled, whether
+// facts are or not, and not when runs are off.
+func TestConflictMarkersFollowTheirLayer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		facts, runs bool
+		want        string
+	}{
+		{false, true, ".ledger/runs/r.md:2"},
+		{true, false, ".ledger/facts/a.md:2"},
+		{false, false, ""},
+	} {
+		cfg := config.Default("t")
+		cfg.Facts.Enabled, cfg.Runs.Enabled = tc.facts, tc.runs
+		ws := workspace(t, cfg, map[string]string{
+			"AGENTS.md":           agents.Block(),
+			".ledger/facts/a.md":  "# A\n>>>>>>> stray\n",
+			".ledger/runs/r.md":   "ok\n>>>>>>> stray\n",
+			".beads/issues.jsonl": "",
+		})
+		r, err := Run(t.Context(), ws, Options{Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range r.Findings {
+			if f.Rule == RuleConflictMarkers {
+				got = append(got, fmt.Sprintf("%s:%d", f.File, f.Line))
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("facts %v, runs %v: conflict-marker findings = %v, want %q", tc.facts, tc.runs, got, tc.want)
+		}
+	}
+}
+
 func TestRunFindsUnmergedFiles(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t, config.Default("t"), map[string]string{

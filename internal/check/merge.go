@@ -15,13 +15,16 @@ import (
 
 // isMemctlFile reports whether the slash path (relative to the root) is
 // one of the files memctl uses with cfg: .beads/issues.jsonl when tasks are
-// enabled, anything under .ledger/ when facts are, and config.toml always.
+// enabled, run records and playbooks when runs are, the rest of .ledger/
+// when facts are, and config.toml always.
 func isMemctlFile(rel string, cfg config.Config) bool {
 	switch {
 	case rel == config.ConfigFile:
 		return true
 	case rel == config.IssuesFile:
 		return cfg.Tasks.Enabled
+	case strings.HasPrefix(rel, config.RunsDir+"/"), strings.HasPrefix(rel, config.PlaybooksDir+"/"):
+		return cfg.Runs.Enabled
 	}
 	return cfg.Facts.Enabled && strings.HasPrefix(rel, config.LedgerDir+"/")
 }
@@ -85,7 +88,7 @@ func (r *Report) checkDriver(ctx context.Context, ws *config.Workspace) {
 // thousand of them twice is most of check's time. (.beads/issues.jsonl has
 // its own line-by-line check; a config.toml with markers does not load.)
 func (r *Report) checkMarkers(ws *config.Workspace) error {
-	if !ws.Config.Facts.Enabled {
+	if !ws.Config.Facts.Enabled && !ws.Config.Runs.Enabled {
 		return nil
 	}
 	root := ws.Path(config.LedgerDir)
@@ -99,15 +102,17 @@ func (r *Report) checkMarkers(ws *config.Workspace) error {
 		if d.IsDir() && p == ws.Path(config.ProposalsDir) {
 			return filepath.SkipDir
 		}
-		if !d.Type().IsRegular() {
+		rel, _ := filepath.Rel(ws.Root, p)
+		rel = filepath.ToSlash(rel)
+		// A file of a layer switched off is not memctl's to check (run
+		// records and playbooks go with [runs], the rest with [facts]).
+		if !d.Type().IsRegular() || !isMemctlFile(rel, ws.Config) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(ws.Root, p)
-		rel = filepath.ToSlash(rel)
 		for _, line := range gitx.ConflictMarkers(data) {
 			r.add(Finding{Severity: Error, Rule: RuleConflictMarkers, File: rel, Line: line,
 				Message: "a merge conflict marker: this file was not merged",
