@@ -120,8 +120,21 @@ func file(ctx context.Context, req Request, res *Result, patterns []runs.Pattern
 // (the cache makes that cheap) and the proposals only when there is a fix.
 // The caller holds the workspace lock unless req.DryRun.
 func Candidates(ctx context.Context, req Request, r *runs.Record) (Result, error) {
+	return afterRecord(ctx, req, r, false)
+}
+
+// AfterRecord is what a front-end calls after writing run record r (memctl
+// run record, flush): Candidates for r, then, with all set ([runs]
+// consolidate = true, at the end of a session), every recurring pattern as
+// Run files them, from one reading of the runs and the proposals. A
+// candidate that both find is filed once.
+func AfterRecord(ctx context.Context, req Request, r *runs.Record, all bool) (Result, error) {
+	return afterRecord(ctx, req, r, all)
+}
+
+func afterRecord(ctx context.Context, req Request, r *runs.Record, all bool) (Result, error) {
 	var res Result
-	if len(r.FilesChanged) == 0 && len(r.Errors) == 0 {
+	if !all && len(r.FilesChanged) == 0 && len(r.Errors) == 0 {
 		return res, nil
 	}
 	l, err := req.Runs.List(runs.Filter{})
@@ -132,28 +145,13 @@ func Candidates(ctx context.Context, req Request, r *runs.Record) (Result, error
 	for _, fx := range runs.FixesFor(r, l.Entries) {
 		patterns = append(patterns, runs.Pattern{Kind: runs.PatternError, Key: fx.Key(), Signature: fx.Signature, Runs: fx.Failed, Fix: &fx})
 	}
-	if len(patterns) > 0 {
+	if all {
+		patterns = append(patterns, runs.Patterns(l.Entries, runs.MinRecurrence)...)
+	}
+	if len(patterns) > 0 || all {
 		res.Problems = l.Problems
 	}
 	return res, file(ctx, req, &res, patterns)
-}
-
-// AfterRecord is what a front-end calls after writing run record r (memctl
-// run record, flush): Candidates for r, then, with all set ([runs]
-// consolidate = true, at the end of a session), Run, in one result. A
-// candidate that Run would file again is filed once: both read the
-// proposals as they are on disk.
-func AfterRecord(ctx context.Context, req Request, r *runs.Record, all bool) (Result, error) {
-	res, err := Candidates(ctx, req, r)
-	if err != nil || !all {
-		return res, err
-	}
-	more, err := Run(ctx, req)
-	res.Filed = append(res.Filed, more.Filed...)
-	res.Skipped = append(res.Skipped, more.Skipped...)
-	res.Refused = append(res.Refused, more.Refused...)
-	res.Problems = append(res.Problems, more.Problems...)
-	return res, err
 }
 
 // filer files proposals for patterns, once each.
