@@ -129,26 +129,21 @@ func testRank(status string) int {
 // occurred, with the file and line where they name a file the session
 // changed.
 func sessionErrors(texts, changed []string, rel func(string) string) []Error {
-	last := map[string]int{}
+	seen := map[string]bool{}
 	var out []Error
-	for _, e := range texts {
-		e = rel(e)
+	// From the newest back, each signature's latest text, until there are
+	// maxErrors; then back in the order they occurred.
+	for i := len(texts) - 1; i >= 0 && len(out) < maxErrors; i-- {
+		e := rel(texts[i])
 		sig := signature.Of(e).Hash
-		if i, ok := last[sig]; ok {
-			out = slices.Delete(out, i, i+1)
-			for k, j := range last {
-				if j > i {
-					last[k] = j - 1
-				}
-			}
+		if seen[sig] {
+			continue
 		}
+		seen[sig] = true
 		file, line := errorPlace(e, changed)
-		last[sig] = len(out)
 		out = append(out, Error{Signature: sig, Excerpt: e, File: file, Line: line})
 	}
-	if len(out) > maxErrors {
-		out = out[len(out)-maxErrors:]
-	}
+	slices.Reverse(out)
 	return out
 }
 
