@@ -235,3 +235,8 @@ func (e *Env) book(ws *config.Workspace) *proposal.Book {
 		Config: ws.Config.Facts,
 	}
 }
+
+// tasksCachePath is the task graph's cache, under the git directory.
+func tasksCachePath(ws *config.Workspace) string {
+	return filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache")
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -218,7 +217,7 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 		env.afterRecord(ctx, rs, r, ws.Config.Runs.Consolidate)
 	}
 	if ws.Config.Tasks.Enabled {
-		req.Tasks = &runs.TaskNotes{Workspace: ws, Cache: filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache"), Actor: env.actor(ws)}
+		req.Tasks = &runs.TaskNotes{Workspace: ws, Cache: tasksCachePath(ws), Actor: env.actor(ws)}
 	}
 	return req, true
 }

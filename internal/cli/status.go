@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -232,9 +231,4 @@ func age(d time.Duration) string {
 	default:
 		return plural(max(int(d/time.Minute), 0), "minute")
 	}
-}
-
-// tasksCachePath is the task graph's cache, under the git directory.
-func tasksCachePath(ws *config.Workspace) string {
-	return filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache")
 }

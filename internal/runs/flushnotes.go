@@ -45,16 +45,8 @@ func ProgressNote(r *Record, now time.Time) string {
 		}
 		break
 	}
-	var failing []string
-	for _, t := range r.Tests {
-		if r.Status == StatusSuccess {
-			break // a test that failed before the last check passed
-		}
-		if t.Status == TestFail {
-			failing = append(failing, t.Name)
-		}
-	}
-	if len(failing) > 0 {
+	// Under success, a test that failed did so before the last check passed.
+	if failing := r.FailedTests(); len(failing) > 0 && r.Status != StatusSuccess {
 		parts = append(parts, "failing: "+names(failing, func(s string) string { return s }))
 	}
 	if len(parts) == 0 {

@@ -187,10 +187,6 @@ func (r *Record) Time() time.Time {
 	return r.StartedAt
 }
 
-// ExtraKeys lists the keys of r's file that memctl does not know, at the
-// top level, in file order.
-func (r *Record) ExtraKeys() []string { return r.extra.keys() }
-
 // validStatus reports whether s is a run status ("" included: unknown).
 func validStatus(s string) bool { return s == "" || slices.Contains(Statuses, s) }
 

@@ -84,7 +84,7 @@ func TestRoundTripKeepsUnknownKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r.ExtraKeys(), ","); got != "zz_tool,aa_later" {
+	if got := strings.Join(r.UnknownKeys(), ","); got != "zz_tool,aa_later" {
 		t.Errorf("extra keys %q, want file order zz_tool,aa_later", got)
 	}
 	if got := string(Encode(r)); got != full {

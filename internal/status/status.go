@@ -1,7 +1,8 @@
 // Package status gathers the one-screen overview of a workspace that
 // memctl status prints: facts against their budgets, pending proposals,
-// tasks, recent runs, the recall index and the agent hooks. It only reads:
-// it never builds the index, takes no lock and writes no file.
+// tasks, recent runs, the recall index and the agent hooks. It never builds
+// the index and takes no lock; the only files it may write are the derived
+// task and run caches under the git directory, when they are stale.
 package status
 
 import (
@@ -33,7 +34,6 @@ type Options struct {
 	// enabled layers).
 	IndexSources []index.Source
 	Now          time.Time
-	Ctx          context.Context // for the index's queries
 }
 
 // Status is the overview. A part that could not be read is counted as
