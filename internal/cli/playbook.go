@@ -92,13 +92,9 @@ func runPlaybookPropose(ctx context.Context, env *Env, opts playbookProposeOptio
 	case len(opts.evidence) == 0:
 		return usagef(errors.New("give the run the fix worked in with --evidence run:<id> (or commit:<sha>)"))
 	}
-	var ev []proposal.Evidence
-	for _, e := range opts.evidence {
-		x, err := proposal.ParseEvidence(e)
-		if err != nil {
-			return usagef(fmt.Errorf("--%w", err))
-		}
-		ev = append(ev, x)
+	ev, err := parseEvidenceFlags(opts.evidence)
+	if err != nil {
+		return err
 	}
 	ws, err := env.Workspace()
 	if err != nil {

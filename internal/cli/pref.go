@@ -146,7 +146,7 @@ func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(pa
 	}
 	pj := toPrefJSON(env, "personal", f)
 	if opts.json {
-		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: 1, Scope: "personal", Preference: &pj, Proposal: json.RawMessage("null")})
+		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "personal", Preference: &pj, Proposal: json.RawMessage("null")})
 	}
 	_, err = fmt.Fprintf(env.Out, "%s\tpersonal\t%s\n", f.ID, visibleLine(oneLine(f.Text)))
 	return err
@@ -155,25 +155,11 @@ func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(pa
 // teamPref files the proposal propose makes, under the workspace lock, and
 // prints it.
 func teamPref(ctx context.Context, env *Env, opts prefOptions, propose func(*proposal.Book, string) (*proposal.Proposal, error)) error {
-	ws, err := env.Workspace()
+	ws, book, done, err := env.factsBook(ctx)
 	if err != nil {
 		return err
 	}
-	if !ws.Config.Facts.Enabled {
-		return layerOff("facts")
-	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
-	book := env.book(ws)
-	if m := env.similarityMatcher(ctx, ws); m != nil {
-		book.Matcher = m
-		defer func() {
-			if m.Err != nil {
-				env.warnf("similar facts were judged by words only: %v", m.Err)
-			}
-		}()
-	}
+	defer done()
 	p, err := propose(book, env.actor(ws).Name)
 	var notPref *proposal.NotPreferenceError
 	switch {
@@ -184,14 +170,9 @@ func teamPref(ctx context.Context, env *Env, opts prefOptions, propose func(*pro
 	case err != nil:
 		return proposalError(err)
 	}
-	for _, s := range p.Similar {
-		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
-	}
-	if p.OverBudget {
-		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
-	}
+	warnFiled(env, p)
 	if opts.json {
-		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: 1, Scope: "team", Proposal: json.RawMessage(proposal.Encode(p))})
+		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "team", Proposal: json.RawMessage(proposal.Encode(p))})
 	}
 	text := p.Content
 	if p.Action == proposal.ActionRemove {
@@ -221,7 +202,7 @@ func runPrefList(env *Env, opts prefOptions) error {
 		}
 	}
 	if opts.json {
-		return writeJSON(env.Out, prefListJSON{SchemaVersion: 1, Preferences: list})
+		return writeJSON(env.Out, prefListJSON{SchemaVersion: schemaVersion, Preferences: list})
 	}
 	if len(list) == 0 {
 		env.notef("no preferences")

@@ -63,13 +63,9 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	if strings.TrimSpace(opts.reason) == "" {
 		return usagef(errors.New("--reason is required: say why the fact matters"))
 	}
-	var ev []proposal.Evidence
-	for _, e := range opts.evidence {
-		x, err := proposal.ParseEvidence(e)
-		if err != nil {
-			return usagef(fmt.Errorf("--%w", err))
-		}
-		ev = append(ev, x)
+	ev, err := parseEvidenceFlags(opts.evidence)
+	if err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("text") && opts.action != proposal.ActionRemove {
 		if env.StdinTTY {
@@ -81,40 +77,21 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		}
 		opts.text = string(b)
 	}
-	ws, err := env.Workspace()
+	ws, book, done, err := env.factsBook(ctx)
 	if err != nil {
 		return err
 	}
-	if !ws.Config.Facts.Enabled {
-		return layerOff("facts")
-	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
+	defer done()
 	author := opts.author
 	if author == "" {
 		author = env.actor(ws).Name
-	}
-	book := env.book(ws)
-	if m := env.similarityMatcher(ctx, ws); m != nil {
-		book.Matcher = m
-		defer func() {
-			if m.Err != nil {
-				env.warnf("similar facts were judged by words only: %v", m.Err)
-			}
-		}()
 	}
 	p, err := book.Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
 		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev, NewCategory: opts.newCategory}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)
 	}
-	for _, s := range p.Similar {
-		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
-	}
-	if p.OverBudget {
-		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
-	}
+	warnFiled(env, p)
 	if opts.json {
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err
@@ -162,4 +139,56 @@ func proposalError(err error) error {
 		return withHint(&notFoundError{err}, `run "memctl proposals" to see pending proposal ids`)
 	}
 	return err
+}
+
+// factsBook opens the workspace for a change to the facts: the layer on,
+// the workspace lock taken, and the book with the similarity matcher. Call
+// done once the proposal is filed: it warns when similarity fell back to
+// words.
+func (e *Env) factsBook(ctx context.Context) (*config.Workspace, *proposal.Book, func(), error) {
+	ws, err := e.Workspace()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !ws.Config.Facts.Enabled {
+		return nil, nil, nil, layerOff("facts")
+	}
+	if err := e.Lock(ctx, ws); err != nil {
+		return nil, nil, nil, err
+	}
+	book, done := e.book(ws), func() {}
+	if m := e.similarityMatcher(ctx, ws); m != nil {
+		book.Matcher = m
+		done = func() {
+			if m.Err != nil {
+				e.warnf("similar facts were judged by words only: %v", m.Err)
+			}
+		}
+	}
+	return ws, book, done, nil
+}
+
+// warnFiled says what the reviewer of a filed proposal will be told: the
+// facts it resembles, and that it goes over the line budget.
+func warnFiled(env *Env, p *proposal.Proposal) {
+	for _, s := range p.Similar {
+		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
+	}
+	if p.OverBudget {
+		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
+	}
+}
+
+// parseEvidenceFlags parses --evidence kind:ref values; a bad one is a
+// usage error.
+func parseEvidenceFlags(values []string) ([]proposal.Evidence, error) {
+	var ev []proposal.Evidence
+	for _, v := range values {
+		x, err := proposal.ParseEvidence(v)
+		if err != nil {
+			return nil, usagef(fmt.Errorf("--%w", err))
+		}
+		ev = append(ev, x)
+	}
+	return ev, nil
 }
