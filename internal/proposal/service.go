@@ -48,8 +48,10 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return "proposal refused: " + e.Reason }
 
-// ErrFactNotFound is matched by a *FactNotFoundError.
-var ErrFactNotFound = errors.New("fact not found")
+// ErrFactNotFound is matched by a *FactNotFoundError: ledger's, so one
+// errors.Is tells a missing fact of either kind (a team fact, a personal
+// preference).
+var ErrFactNotFound = ledger.ErrFactNotFound
 
 // FactNotFoundError is an update or removal of a fact id that no facts
 // file holds.
