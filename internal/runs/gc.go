@@ -82,15 +82,16 @@ func (s Store) GC(opts GCOptions) (GCResult, error) {
 	if err != nil {
 		return res, err
 	}
+	// Each citing file is read into its ids once, not searched once per run.
+	citedBy := map[string][]string{}
+	for _, c := range citers {
+		for id := range citedIDs(c.text) {
+			citedBy[id] = append(citedBy[id], c.rel)
+		}
+	}
 	dirs := map[string]bool{}
 	for _, e := range old {
-		var by []string
-		for _, c := range citers {
-			if cites(c.text, e.Record.RunID) {
-				by = append(by, c.rel)
-			}
-		}
-		if len(by) > 0 {
+		if by := citedBy[e.Record.RunID]; len(by) > 0 {
 			res.Kept = append(res.Kept, Cited{Entry: e, By: by})
 			continue
 		}
@@ -140,22 +141,31 @@ func readCiting(dirs []Citing) ([]citer, error) {
 // inside a longer id (r-abc does not cite r-abcd, nor r-abc.1), though a
 // full stop may end the sentence after it.
 func cites(text, id string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], id)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(id)
-		i = start + 1
-		if start > 0 && isIDChar(text[start-1]) {
+	_, ok := citedIDs(text)[id]
+	return ok
+}
+
+// citedIDs are the words of text made of id characters, each also
+// without one trailing '.' (the end of a sentence): what may name a run.
+func citedIDs(text string) map[string]struct{} {
+	ids := map[string]struct{}{}
+	for i := 0; i < len(text); {
+		if !isIDChar(text[i]) {
+			i++
 			continue
 		}
-		if end < len(text) && isIDChar(text[end]) &&
-			!(text[end] == '.' && (end+1 == len(text) || !isIDChar(text[end+1]))) {
-			continue
+		j := i
+		for j < len(text) && isIDChar(text[j]) {
+			j++
 		}
-		return true
+		w := text[i:j]
+		ids[w] = struct{}{}
+		if t, ok := strings.CutSuffix(w, "."); ok {
+			ids[t] = struct{}{}
+		}
+		i = j
 	}
+	return ids
 }
 
 func isIDChar(c byte) bool {
