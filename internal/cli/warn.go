@@ -47,13 +47,11 @@ func runWarn(ctx context.Context, env *Env, opts warnOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := warnFiles(ctx, env, rs.ws, opts.files)
-	if err != nil {
-		return err
-	}
-	req := runs.WarnRequest{Files: files, PlaybooksDir: rs.ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
-	if rs.off {
-		req.Files = nil // the note said why
+	req := runs.WarnRequest{PlaybooksDir: rs.ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
+	if !rs.off { // off, there is nothing to ask about: the note said why
+		if req.Files, err = warnFiles(ctx, env, rs.ws, opts.files); err != nil {
+			return err
+		}
 	}
 	res, err := rs.store.Warn(req)
 	if err != nil {

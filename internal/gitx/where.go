@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
 )
 
 // Branch returns the branch HEAD is on, read from the git directory's
@@ -30,7 +29,7 @@ func (r *Repo) Branch() string {
 // It is "" when there is no remote or it is a local path, which would name
 // one machine only. Credentials in the URL never come out.
 func (r *Repo) RemoteName() string {
-	repo, err := git.PlainOpenWithOptions(r.Root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := open(r.Root)
 	if err != nil {
 		return ""
 	}
