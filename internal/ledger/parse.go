@@ -134,18 +134,9 @@ const ConflictMessage = "conflict markers: resolve the merge in this file, then 
 // conflict.
 func Parse(category, path string, src []byte) *File {
 	f := &File{Category: category, Path: path, Lines: CountLines(src), Bytes: len(src), src: src}
-	if i := bytes.IndexByte(src, 0); i >= 0 {
-		f.Problems = append(f.Problems, Problem{Line: lineAt(src, i), Message: "contains a NUL byte; facts files are text"})
+	body, ok := readable(src, "facts files", &f.Problems, &f.ConflictLines)
+	if !ok {
 		return f
-	}
-	if !utf8.Valid(src) {
-		f.Problems = append(f.Problems, Problem{Line: firstInvalidUTF8Line(src), Message: "is not valid UTF-8; save the file as UTF-8"})
-		return f
-	}
-	body := src
-	if f.ConflictLines = gitx.ConflictMarkers(src); len(f.ConflictLines) > 0 {
-		f.Problems = append(f.Problems, Problem{Line: f.ConflictLines[0], Message: ConflictMessage, Conflict: true})
-		body = blankLines(src, f.ConflictLines)
 	}
 	lines := splitLines(body)
 	idx := newLineIndex(body)
@@ -339,4 +330,24 @@ func firstInvalidUTF8Line(src []byte) int {
 		i += size
 	}
 	return 1
+}
+
+// readable is the text of a Markdown file memctl parses (what: "facts
+// files", "playbooks"), with its conflict-marker lines (set in *conflicts,
+// and a Problem) blanked out; ok is false, with the Problem, for a file
+// that is not text: a NUL byte, or bytes that are not UTF-8.
+func readable(src []byte, what string, probs *[]Problem, conflicts *[]int) (body []byte, ok bool) {
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		*probs = append(*probs, Problem{Line: lineAt(src, i), Message: "contains a NUL byte; " + what + " are text"})
+		return nil, false
+	}
+	if !utf8.Valid(src) {
+		*probs = append(*probs, Problem{Line: firstInvalidUTF8Line(src), Message: "is not valid UTF-8; save the file as UTF-8"})
+		return nil, false
+	}
+	if *conflicts = gitx.ConflictMarkers(src); len(*conflicts) > 0 {
+		*probs = append(*probs, Problem{Line: (*conflicts)[0], Message: ConflictMessage, Conflict: true})
+		return blankLines(src, *conflicts), true
+	}
+	return src, true
 }

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,9 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"github.com/memctl/memctl/internal/gitx"
 )
 
 // A playbook is the fix for one error signature, in
@@ -169,18 +166,9 @@ type section struct {
 // and what it could read is still returned.
 func ParsePlaybook(path string, src []byte) *Playbook {
 	p := &Playbook{Path: path, src: src}
-	if i := bytes.IndexByte(src, 0); i >= 0 {
-		p.problem(lineAt(src, i), "contains a NUL byte; playbooks are text")
+	body, ok := readable(src, "playbooks", &p.Problems, &p.ConflictLines)
+	if !ok {
 		return p
-	}
-	if !utf8.Valid(src) {
-		p.problem(firstInvalidUTF8Line(src), "is not valid UTF-8; save the file as UTF-8")
-		return p
-	}
-	body := src
-	if p.ConflictLines = gitx.ConflictMarkers(src); len(p.ConflictLines) > 0 {
-		p.Problems = append(p.Problems, Problem{Line: p.ConflictLines[0], Message: ConflictMessage, Conflict: true})
-		body = blankLines(src, p.ConflictLines)
 	}
 	lines := splitLines(body)
 	sections := p.parseHeading(lines)
