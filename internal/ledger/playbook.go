@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
 )
 
 // A playbook is the fix for one error signature, in
