@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
 )
 
 // Branch returns the branch HEAD is on, read from the git directory's
