@@ -122,7 +122,7 @@ func warnFiles(ctx context.Context, env *Env, ws *config.Workspace, given []stri
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(cwd, f)
 		}
-		if rel, err := filepath.Rel(ws.Root, f); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(ws.Root, f); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			f = rel
 		}
 		out = append(out, filepath.ToSlash(f))
