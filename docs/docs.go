@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
+//go:embed agents.md ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
 var files embed.FS
 
 // Topic is one guide: its name for `memctl help NAME` and a one-line summary.
@@ -23,6 +23,7 @@ type Topic struct {
 
 // Topics lists the guides in the order `memctl help` shows them.
 var Topics = []Topic{
+	{"agents", "for agents: prime, routing, JSON, hooks and MCP"},
 	{"commands", "every command and flag"},
 	{"json", "the --json shapes, a contract"},
 	{"exit-codes", "what each exit code means"},
