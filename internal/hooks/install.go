@@ -202,7 +202,7 @@ func readSettings(abs, shown string) (data []byte, existed bool, skip string, er
 	case err != nil:
 		return nil, false, "", fmt.Errorf("read %s: %w", shown, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, true, shown + " is a symbolic link; memctl does not write through links: change its target by hand (docs/agents.md lists the entries)", nil
+		return nil, true, shown + " is a symbolic link; memctl does not write through links: change its target by hand (memctl help agents lists the entries)", nil
 	case !fi.Mode().IsRegular():
 		return nil, true, "", fmt.Errorf("read %s: not a regular file", shown)
 	}

@@ -317,7 +317,7 @@ func TestCodexMCPIsAppendedAsText(t *testing.T) {
 		t.Errorf("inline: res = %+v, err = %v", res, err)
 	}
 	write(t, path, "model = \n")
-	if _, err := Install(rt, p, Options{MCP: true}); err == nil || !strings.Contains(err.Error(), ".codex/config.toml: line 1") {
+	if _, err := Install(rt, p, Options{MCP: true}); err == nil || !strings.Contains(err.Error(), ".codex/config.toml: not valid TOML: line 1, column 9") {
 		t.Errorf("bad toml: err = %v", err)
 	}
 }

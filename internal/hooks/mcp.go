@@ -205,7 +205,7 @@ func codexState(data []byte) (string, error) {
 func tomlError(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &SyntaxError{Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
+		return &SyntaxError{Format: "TOML", Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
 	}
 	return err
 }

@@ -159,7 +159,11 @@ func (p Place) path(file string) (abs, shown string) {
 		return filepath.Join(p.Root, filepath.FromSlash(file)), file
 	}
 	if rest, ok := strings.CutPrefix(file, ".config/"); ok && p.XDGConfig != "" {
-		return filepath.Join(p.XDGConfig, filepath.FromSlash(rest)), filepath.Join(p.XDGConfig, filepath.FromSlash(rest))
+		abs = filepath.Join(p.XDGConfig, filepath.FromSlash(rest))
+		if r, err := filepath.Rel(p.Home, abs); err == nil && filepath.IsLocal(r) {
+			return abs, "~/" + filepath.ToSlash(r)
+		}
+		return abs, abs
 	}
 	return filepath.Join(p.Home, filepath.FromSlash(file)), "~/" + file
 }
