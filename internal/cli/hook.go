@@ -56,13 +56,23 @@ with at most one warning on stderr, within a 5-second budget.`,
 	}
 }
 
-// runHook always returns nil: what goes wrong is one warning.
+// runHook always returns nil: what goes wrong is one warning. A session
+// start prints its envelope whatever happens (empty if need be): Codex
+// and Gemini CLI take a hook that exits 0 without JSON for a failure.
 func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	env.Err = &oneLineWriter{w: env.Err}
 	warn := func(format string, a ...any) { env.warnf("hook: "+format, a...) }
+	var (
+		rt      *hooks.Runtime
+		event   string
+		printed bool
+	)
 	defer func() {
 		if r := recover(); r != nil {
 			warn("internal error: %v (please report this)", r)
+			if rt != nil && hooks.ActionOf(event) == hooks.ActionPrime && !printed {
+				_, _ = env.Out.Write(hooks.SessionStartOutput(rt, ""))
+			}
 		}
 		err = nil
 	}()
@@ -84,6 +94,7 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 		flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 		out = hooks.FlushOutput(rt, event)
 	}
+	printed = true
 	_, _ = env.Out.Write(out)
 	return nil
 }
