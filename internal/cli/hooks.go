@@ -148,14 +148,20 @@ func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []st
 	if !install {
 		change, done = hooks.Uninstall, "removed"
 	}
+	// Each runtime is its own file: one that cannot be changed does not
+	// stop the others (a batch, as close a b c).
+	b := &batchError{total: len(rts)}
 	for _, rt := range rts {
 		results, err := change(rt, p, hooks.Options{MCP: opts.mcp})
 		for _, r := range results {
 			reportHooksChange(env, rt, r, done)
 		}
 		if err != nil {
-			return hooksError(err, install)
+			b.failed = append(b.failed, itemError{id: rt.Name, err: hooksError(err, install)})
 		}
+	}
+	if len(b.failed) > 0 {
+		return b
 	}
 	if opts.json {
 		return writeJSON(env.Out, hooksStatusJSON{SchemaVersion: schemaVersion, Hooks: hooksRows(rts, []hooks.Place{p})})
