@@ -53,24 +53,6 @@ func (rt *Runtime) MCPFile(p Place) (abs, shown string) {
 // codexBlock is the TOML table memctl appends to a Codex config.toml.
 const codexBlock = "[mcp_servers.memctl]\ncommand = \"memctl\"\nargs = [\"mcp\"]\n"
 
-// MCPSnippet is what registers memctl by hand in rt's MCP config.
-func (rt *Runtime) MCPSnippet() string {
-	switch rt.mcp.kind {
-	case mcpCodexTOML:
-		return codexBlock
-	default:
-		root := newObject()
-		key := "mcpServers"
-		if rt.mcp.kind == mcpOpenCode {
-			key = "mcp"
-		}
-		servers := newObject()
-		servers.set("memctl", rt.mcpEntry())
-		root.set(key, servers)
-		return string(encode(root))
-	}
-}
-
 func (rt *Runtime) mcpEntry() *object {
 	e := newObject()
 	if rt.mcp.kind == mcpOpenCode {

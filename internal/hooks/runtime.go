@@ -175,5 +175,3 @@ func (rt *Runtime) File(p Place) (abs, shown string) {
 	}
 	return p.path(rt.GlobalFile)
 }
-
-func (rt *Runtime) String() string { return rt.Name }
