@@ -172,8 +172,9 @@ func flushHook(ctx context.Context, env *Env, hook runtranscript.HookInput, runt
 // dir (hooks.Dir: the input's cwd, else $CLAUDE_PROJECT_DIR or
 // $GEMINI_PROJECT_DIR), else the working directory. ok is false outside
 // a workspace (silently: a session in another repository is not ours)
-// or when it cannot be opened (with a warning).
-func hookWorkspace(env *Env, cwd string, warn func(string, ...any)) (*config.Workspace, bool) {
+// or when it cannot be opened (with a warning ending in lost: what that
+// costs).
+func hookWorkspace(env *Env, cwd, lost string, warn func(string, ...any)) (*config.Workspace, bool) {
 	dir := hooks.Dir(cwd, env.Getenv)
 	if dir == "" {
 		wd, err := env.Getwd()
@@ -188,7 +189,7 @@ func hookWorkspace(env *Env, cwd string, warn func(string, ...any)) (*config.Wor
 	case errors.Is(err, config.ErrNoWorkspace), errors.Is(err, gitx.ErrNotRepo):
 		return nil, false
 	case err != nil:
-		warn("%v; nothing done", err)
+		warn("%v; %s", err, lost)
 		return nil, false
 	}
 	return ws, true
@@ -199,7 +200,7 @@ func hookWorkspace(env *Env, cwd string, warn func(string, ...any)) (*config.Wor
 // says what to flush there; ok is false when there is nothing to do:
 // outside a workspace, or with the runs layer off (both silently).
 func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...any)) (runs.FlushRequest, bool) {
-	ws, ok := hookWorkspace(env, hook.Cwd, warn)
+	ws, ok := hookWorkspace(env, hook.Cwd, "nothing recorded", warn)
 	if !ok {
 		return runs.FlushRequest{}, false
 	}

@@ -121,7 +121,7 @@ func hookArgs(args []string, warn func(string, ...any)) (*hooks.Runtime, string,
 // hookContext is the context pack for a session-start hook: "" outside a
 // workspace.
 func hookContext(ctx context.Context, env *Env, in runtranscript.HookInput, warn func(string, ...any)) string {
-	ws, ok := hookWorkspace(env, in.Cwd, warn)
+	ws, ok := hookWorkspace(env, in.Cwd, "the agent starts without memctl's context", warn)
 	if !ok {
 		return ""
 	}
