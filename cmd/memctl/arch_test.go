@@ -20,7 +20,7 @@ import (
 var layer = map[string]int{
 	"cli":   5,
 	"check": 4, "consolidate": 4, "status": 4, "prime": 4, "recall": 4, "mcp": 4,
-	"proposal": 3, "runs": 3, "index": 3, "agents": 3,
+	"proposal": 3, "runs": 3, "index": 3, "agents": 3, "hooks": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
 	"config": 1,
 	"gitx":   0, "fsx": 0, "ids": 0, "secrets": 0,

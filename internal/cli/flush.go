@@ -13,6 +13,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/hooks"
 	"github.com/memctl/memctl/internal/runs"
 	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
 )
@@ -132,9 +133,22 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 	if herr != nil {
 		warn("%v; going on without it", herr)
 	}
+	flushHook(ctx, env, hook, "", budget, warn)
+	return nil
+}
+
+// flushHook records the session the hook's input names, within budget
+// (ctx ends with it): what memctl flush and memctl hook's flush events
+// do. runtime, when not "", is the runtime the hook line names, for a
+// session whose input and transcript do not tell it. What goes wrong is a
+// warning.
+func flushHook(ctx context.Context, env *Env, hook runtranscript.HookInput, runtime string, budget time.Duration, warn func(string, ...any)) {
 	req, ok := flushRequest(env, hook, warn)
 	if !ok {
-		return nil
+		return
+	}
+	if runtime != "" {
+		req.Runtime = runtime
 	}
 	req.ReadBudget = budget * 3 / 4
 	res, ferr := runs.Flush(ctx, req)
@@ -152,7 +166,33 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 	case ferr != nil:
 		warn("%v; the session was not recorded, the next flush records it", ferr)
 	}
-	return nil
+}
+
+// hookWorkspace opens the workspace a hook runs for: the one holding
+// dir (hooks.Dir: the input's cwd, else $CLAUDE_PROJECT_DIR or
+// $GEMINI_PROJECT_DIR), else the working directory. ok is false outside
+// a workspace (silently: a session in another repository is not ours)
+// or when it cannot be opened (with a warning ending in lost: what that
+// costs).
+func hookWorkspace(env *Env, cwd, lost string, warn func(string, ...any)) (*config.Workspace, bool) {
+	dir := hooks.Dir(cwd, env.Getenv)
+	if dir == "" {
+		wd, err := env.Getwd()
+		if err != nil {
+			warn("find working directory: %v", err)
+			return nil, false
+		}
+		dir = wd
+	}
+	ws, err := config.Open(dir)
+	switch {
+	case errors.Is(err, config.ErrNoWorkspace), errors.Is(err, gitx.ErrNotRepo):
+		return nil, false
+	case err != nil:
+		warn("%v; %s", err, lost)
+		return nil, false
+	}
+	return ws, true
 }
 
 // flushRequest finds the workspace from the hook's cwd (else
@@ -160,26 +200,8 @@ func runFlush(ctx context.Context, env *Env, opts flushOptions, args []string) (
 // says what to flush there; ok is false when there is nothing to do:
 // outside a workspace, or with the runs layer off (both silently).
 func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...any)) (runs.FlushRequest, bool) {
-	dir := hook.Cwd
-	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"} {
-		if dir == "" {
-			dir = env.Getenv(v)
-		}
-	}
-	if dir == "" {
-		wd, err := env.Getwd()
-		if err != nil {
-			warn("find working directory: %v", err)
-			return runs.FlushRequest{}, false
-		}
-		dir = wd
-	}
-	ws, err := config.Open(dir)
-	switch {
-	case errors.Is(err, config.ErrNoWorkspace), errors.Is(err, gitx.ErrNotRepo):
-		return runs.FlushRequest{}, false // a session in another repository: not ours to record
-	case err != nil:
-		warn("%v; nothing recorded", err)
+	ws, ok := hookWorkspace(env, hook.Cwd, "nothing recorded", warn)
+	if !ok {
 		return runs.FlushRequest{}, false
 	}
 	if !ws.Config.Runs.Enabled {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,11 +12,13 @@ import (
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/hooks"
 )
 
 type initOptions struct {
 	prefix   string
 	claudeMD bool
+	agents   []string
 	json     bool
 }
 
@@ -31,16 +34,19 @@ a memctl block in AGENTS.md and, if there is none, a CLAUDE.md that imports
 AGENTS.md. It never overwrites a file; run it again at any time to add what
 is missing or refresh an outdated AGENTS.md block. An existing CLAUDE.md
 that does not import AGENTS.md gets a warning; --claude-md adds the line
-@AGENTS.md to it.`,
+@AGENTS.md to it. --agents also installs memctl's hooks into those agent
+runtimes' project settings, as memctl hooks install does.`,
 		Example: `  memctl init
   memctl init --prefix api
   memctl init --claude-md
+  memctl init --agents claude,codex
   memctl init --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
 	}
 	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: the repository directory's name)")
 	cmd.Flags().BoolVar(&opts.claudeMD, "claude-md", false, "add @AGENTS.md to an existing CLAUDE.md that does not import it")
+	cmd.Flags().StringSliceVar(&opts.agents, "agents", nil, "also install memctl's hooks for these `runtimes` (claude, codex, gemini, cursor, opencode)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -62,6 +68,10 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if opts.prefix != "" && !config.ValidPrefix(opts.prefix) {
 		return usagef(fmt.Errorf("--prefix %q: use 1 to 32 letters, digits, '-' or '_', starting with a letter or digit", opts.prefix))
 	}
+	rts, err := initRuntimes(opts.agents)
+	if err != nil {
+		return err
+	}
 	dir, err := env.Getwd()
 	if err != nil {
 		return err
@@ -76,6 +86,10 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err := agents.Plan(repo.Root); err != nil {
 		return withHint(err, "keep one block between "+agents.BeginMarker+" and "+agents.EndMarker+" in AGENTS.md, then run memctl init again")
 	}
+	place := hooks.Place{Scope: hooks.Project, Root: repo.Root}
+	if err := planHooks(rts, place); err != nil {
+		return err
+	}
 	res, err := config.Init(repo, opts.prefix)
 	if err != nil {
 		return err
@@ -86,6 +100,23 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	}
 	created := append(res.Created, ag.Created...)
 	updated := append(res.Updated, ag.Updated...)
+	for _, rt := range rts {
+		results, err := hooks.Install(rt, place, hooks.Options{})
+		for _, r := range results {
+			switch {
+			case r.Warning != "":
+				env.warnf("%s: %s", rt.Name, r.Warning)
+			case r.Changed && r.Backup == "":
+				created = append(created, r.File)
+			case r.Changed:
+				updated = append(updated, r.File)
+				env.notef("%s: the file as it was is in %s", rt.Name, r.Backup)
+			}
+		}
+		if err != nil {
+			return hooksError(err, true)
+		}
+	}
 	wrote, driverErr := registerMergeDriver(ctx, repo.Root)
 	if wrote {
 		updated = append(updated, ".git/config (merge.memctl.driver)")
@@ -116,6 +147,30 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if opts.json {
 		return writeJSON(env.Out, initJSON{SchemaVersion: schemaVersion, Root: repo.Root, Prefix: res.Prefix, Changed: changed,
 			Created: nonNil(created), Updated: nonNil(updated), MergeDriverOK: driverErr == nil})
+	}
+	return nil
+}
+
+// initRuntimes looks up --agents before init writes anything.
+func initRuntimes(names []string) ([]*hooks.Runtime, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	rts, err := hooksRuntimes(names)
+	if err != nil {
+		return nil, usagef(fmt.Errorf("--agents: %w", errors.Unwrap(err)))
+	}
+	return rts, nil
+}
+
+// planHooks refuses, before init writes anything, a runtime's settings
+// file that hooks install would refuse.
+func planHooks(rts []*hooks.Runtime, p hooks.Place) error {
+	for _, rt := range rts {
+		if st := hooks.Status(rt, p); st.State == hooks.Unknown {
+			return withHint(fmt.Errorf("%s: %s", st.File, st.Problem),
+				fmt.Sprintf("fix %s (or move it away), then run memctl init again; memctl never rewrites a file it cannot read", st.File))
+		}
 	}
 	return nil
 }

@@ -206,6 +206,8 @@ Guides (memctl help TOPIC):
 		newRunsCmd(env),
 		newDigestCmd(env),
 		newFlushCmd(env),
+		newHookCmd(env),
+		newHooksCmd(env),
 		newGCCmd(env),
 		newConsolidateCmd(env),
 		newSignatureCmd(env),

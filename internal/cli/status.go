@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/hooks"
 	"github.com/memctl/memctl/internal/status"
 )
 
@@ -69,7 +70,8 @@ type statusIndexJSON struct {
 type statusHookJSON struct {
 	Runtime   string `json:"runtime"`
 	File      string `json:"file"`
-	Installed bool   `json:"installed"`
+	Installed bool   `json:"installed"` // memctl's hooks are there, current or outdated
+	State     string `json:"state"`     // installed, outdated, not_installed, unknown (as hooks status)
 }
 
 type statusProblemJSON struct {
@@ -128,7 +130,7 @@ func toStatusJSON(s status.Status) statusJSON {
 		out.Proposals.Oldest = &oldest
 	}
 	for _, h := range s.Hooks {
-		out.Hooks = append(out.Hooks, statusHookJSON{Runtime: h.Runtime, File: h.File, Installed: h.Installed})
+		out.Hooks = append(out.Hooks, statusHookJSON{Runtime: h.Runtime, File: h.File, Installed: h.Installed, State: h.State})
 	}
 	for _, pr := range s.Problems {
 		out.Problems = append(out.Problems, statusProblemJSON{Part: pr.Part, Where: pr.Where, Message: pr.Message})
@@ -202,21 +204,28 @@ func onOff(enabled bool, layer string, line func() string) string {
 	return line()
 }
 
-func hooksLine(hooks []status.Hook) string {
-	var on, off []string
-	for _, h := range hooks {
-		if h.Installed {
+func hooksLine(list []status.Hook) string {
+	var on, old, off, unknown []string
+	for _, h := range list {
+		switch h.State {
+		case hooks.Installed:
 			on = append(on, h.Runtime)
-		} else {
+		case hooks.Outdated:
+			old = append(old, h.Runtime)
+		case hooks.Unknown:
+			unknown = append(unknown, h.Runtime)
+		default:
 			off = append(off, h.Runtime)
 		}
 	}
 	var parts []string
-	if len(on) > 0 {
-		parts = append(parts, "installed: "+strings.Join(on, ", "))
-	}
-	if len(off) > 0 {
-		parts = append(parts, "not installed: "+strings.Join(off, ", "))
+	for _, p := range []struct {
+		label string
+		names []string
+	}{{"installed", on}, {"outdated", old}, {"not installed", off}, {"unreadable", unknown}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.label+": "+strings.Join(p.names, ", "))
+		}
 	}
 	return strings.Join(parts, "; ")
 }

@@ -18,7 +18,7 @@ func TestWriteStatusOnATerminal(t *testing.T) {
 		Tasks:     status.Tasks{Enabled: true, Stats: tasks.Stats{Open: 2, Ready: 1, Blocked: 1, Pinned: 1}},
 		Runs:      status.Runs{},
 		Index:     status.Index{Enabled: true, State: status.IndexStale, Rebuild: "an update was interrupted"},
-		Hooks:     []status.Hook{{Runtime: "claude", Installed: true}},
+		Hooks:     []status.Hook{{Runtime: "claude", Installed: true, State: "installed"}},
 		Problems:  []status.Problem{{Part: "facts", Where: "f.md:2", Message: "bad \x1b[31mline"}},
 	}
 	var out bytes.Buffer

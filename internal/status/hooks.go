@@ -1,76 +1,35 @@
 package status
 
 import (
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
+	"github.com/memctl/memctl/internal/hooks"
 )
 
-// Hook says whether an agent runtime's project settings run memctl.
+// Hook says whether an agent runtime's project settings run memctl's hooks.
 type Hook struct {
-	Runtime   string // claude, codex, gemini, cursor
-	File      string // the settings file, relative to the workspace root
+	Runtime string // claude, codex, gemini, cursor, opencode
+	File    string // the settings file, relative to the workspace root
+	// State is hooks.Installed, hooks.Outdated (memctl's entries differ
+	// from what memctl hooks install writes), hooks.NotInstalled or
+	// hooks.Unknown (the file cannot be read: a problem says why).
+	State string
+	// Installed: memctl's hooks are there, current or outdated.
 	Installed bool
 }
 
-// hookFiles are the runtimes' project-scope hook settings, in the order
-// status shows them.
-var hookFiles = []struct{ runtime, file string }{
-	{"claude", ".claude/settings.json"},
-	{"codex", ".codex/hooks.json"},
-	{"gemini", ".gemini/settings.json"},
-	{"cursor", ".cursor/hooks.json"},
-}
-
-// Hooks reports per runtime whether its settings file has a hook whose
-// command runs memctl (a "command" string containing "memctl", anywhere
-// in the JSON). It is a scan, not the installer's own record: a settings
-// file that cannot be read or parsed is a problem, and its runtime reads
-// as not installed.
+// Hooks reports per runtime what its project settings file holds of
+// memctl's hooks, as memctl hooks status does (hooks.Status: one truth).
+// A settings file that cannot be read or parsed is a problem.
 func Hooks(root string) ([]Hook, []Problem) {
-	out := make([]Hook, 0, len(hookFiles))
+	place := hooks.Place{Scope: hooks.Project, Root: root}
+	out := make([]Hook, 0, len(hooks.Runtimes))
 	var problems []Problem
-	for _, h := range hookFiles {
-		hook := Hook{Runtime: h.runtime, File: h.file}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(h.file)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			problems = append(problems, Problem{Part: "hooks", Where: h.file, Message: err.Error()})
-		default:
-			var v any
-			if err := json.Unmarshal(data, &v); err != nil {
-				problems = append(problems, Problem{Part: "hooks", Where: h.file, Message: "not JSON: " + err.Error()})
-				break
-			}
-			hook.Installed = runsMemctl(v)
+	for _, rt := range hooks.Runtimes {
+		rep := hooks.Status(rt, place)
+		if rep.State == hooks.Unknown {
+			problems = append(problems, Problem{Part: "hooks", Where: rep.File, Message: rep.Problem})
 		}
-		out = append(out, hook)
+		out = append(out, Hook{Runtime: rt.Name, File: rep.File, State: rep.State,
+			Installed: rep.State == hooks.Installed || rep.State == hooks.Outdated})
 	}
 	return out, problems
-}
-
-// runsMemctl reports whether v holds a "command" string naming memctl.
-func runsMemctl(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if s, ok := x.(string); ok && k == "command" && strings.Contains(s, "memctl") {
-				return true
-			}
-			if runsMemctl(x) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if runsMemctl(x) {
-				return true
-			}
-		}
-	}
-	return false
 }

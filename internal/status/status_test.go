@@ -27,28 +27,35 @@ func write(t *testing.T, root string, files map[string]string) {
 func TestHooks(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, file, body   string
-		installed, problem bool
+		name, file, body string
+		state            string // of the runtime whose file it is; the others are not installed
+		problem          bool
 	}{
-		{"a hook command running memctl is installed", ".claude/settings.json",
-			`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"memctl hook claude session-start"}]}]}}`, true, false},
-		{"memctl by its path counts", ".codex/hooks.json", `{"hooks":[{"command":"/opt/bin/memctl hook codex pre-compact"}]}`, true, false},
-		{"memctl outside a command does not count", ".gemini/settings.json", `{"description":"memctl","hooks":[{"command":"echo hi"}]}`, false, false},
-		{"a command key holding a list does not count", ".cursor/hooks.json", `{"command":["memctl"]}`, false, false},
-		{"a file that is not JSON is a problem", ".cursor/hooks.json", `{"hooks":`, false, true},
+		{"what hooks install writes is installed", ".cursor/hooks.json",
+			`{"version":1,"hooks":{"sessionStart":[{"command":"memctl hook cursor session-start"}],"preCompact":[{"command":"memctl hook cursor pre-compact"}],"sessionEnd":[{"command":"memctl hook cursor session-end"}]}}`,
+			"installed", false},
+		{"another memctl hook is outdated", ".claude/settings.json",
+			`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"memctl hook claude session-start"}]}]}}`, "outdated", false},
+		{"memctl by its path counts", ".codex/hooks.json", `{"hooks":{"PreCompact":[{"hooks":[{"command":"/opt/bin/memctl flush"}]}]}}`, "outdated", false},
+		{"memctl outside a command does not count", ".gemini/settings.json", `{"description":"memctl","hooks":{"SessionStart":[{"hooks":[{"command":"echo memctl"}]}]}}`, "not_installed", false},
+		{"a file that is not JSON is a problem", ".cursor/hooks.json", `{"hooks":`, "unknown", true},
+		{"hooks that are not an object are a problem", ".codex/hooks.json", `{"hooks":[]}`, "unknown", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			write(t, root, map[string]string{tc.file: tc.body})
 			hooks, problems := Hooks(root)
-			if len(hooks) != 4 {
-				t.Fatalf("got %d runtimes, want 4", len(hooks))
+			if len(hooks) != 5 {
+				t.Fatalf("got %d runtimes, want 5", len(hooks))
 			}
 			for _, h := range hooks {
-				want := tc.installed && h.File == tc.file
-				if h.Installed != want {
-					t.Errorf("%s installed = %v, want %v", h.Runtime, h.Installed, want)
+				want := "not_installed"
+				if h.File == tc.file {
+					want = tc.state
+				}
+				if h.State != want || h.Installed != (want == "installed" || want == "outdated") {
+					t.Errorf("%s: state %q (installed %v), want %q", h.Runtime, h.State, h.Installed, want)
 				}
 			}
 			if got := len(problems) == 1 && problems[0].Where == tc.file; got != tc.problem {

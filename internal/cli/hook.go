@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/hooks"
+	"github.com/memctl/memctl/internal/prime"
+	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
+)
+
+// A hook's time budget is defaultFlushTimeout (5 s): under every timeout
+// memctl hooks install writes (10 s for session start and end, 30 s
+// around a compaction).
+
+func newHookCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook <runtime> <event>",
+		Short: "Answer an agent runtime's hook: the context pack at session start, a flush otherwise (always exits 0)",
+		Long: `Hook is what the entries memctl hooks install writes run: runtime is claude,
+codex, gemini, cursor or opencode, event is session-start, pre-compact,
+post-compact, session-end or stop. It reads the runtime's hook JSON on
+stdin and finds the workspace from its cwd (else $CLAUDE_PROJECT_DIR or
+$GEMINI_PROJECT_DIR, else the working directory).
+
+session-start prints the context pack (what memctl prime prints, cut to
+9,500 characters) in the runtime's envelope: {"hookSpecificOutput":
+{"hookEventName":"SessionStart","additionalContext":"…"}} for Claude Code,
+Codex and Gemini CLI, {"additional_context":"…"} for Cursor, the text for
+OpenCode's plugin; outside a workspace the envelope is empty. The other
+events record the session as memctl flush does (post-compact keeps the
+compaction's summary in the run record) and print nothing, except Codex's
+stop, which prints {"continue":true}.
+
+A hook must never get in the agent's way: hook exits 0 whatever happens,
+with at most one warning on stderr, within a 5-second budget.`,
+		Example: `  memctl hook claude session-start < input.json
+  memctl hook codex stop < input.json`,
+		Args: cobra.ArbitraryArgs,
+		// An unknown flag (a hook line written for a newer memctl) must not
+		// make the hook fail: hook reads no flags at all.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if slices.Contains(args, "-h") || slices.Contains(args, "--help") {
+				return cmd.Help()
+			}
+			return runHook(cmd.Context(), env, args)
+		},
+	}
+}
+
+// runHook always returns nil: what goes wrong is one warning. A session
+// start prints its envelope whatever happens (empty if need be): Codex
+// and Gemini CLI take a hook that exits 0 without JSON for a failure.
+func runHook(ctx context.Context, env *Env, args []string) (err error) {
+	env.Err = &oneLineWriter{w: env.Err}
+	warn := func(format string, a ...any) { env.warnf("hook: "+format, a...) }
+	var (
+		rt      *hooks.Runtime
+		event   string
+		printed bool
+	)
+	defer func() {
+		if r := recover(); r != nil {
+			warn("internal error: %v (please report this)", r)
+			if rt != nil && hooks.ActionOf(event) == hooks.ActionPrime && !printed {
+				_, _ = env.Out.Write(hooks.SessionStartOutput(rt, ""))
+			}
+		}
+		err = nil
+	}()
+	rt, event, ok := hookArgs(args, warn)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, defaultFlushTimeout)
+	defer cancel()
+	in, herr := readHookInput(ctx, env, defaultFlushTimeout/5)
+	if herr != nil {
+		warn("%v; going on without it", herr)
+	}
+	var out []byte
+	switch hooks.ActionOf(event) {
+	case hooks.ActionPrime:
+		out = hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
+	case hooks.ActionFlush:
+		flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
+		out = hooks.FlushOutput(rt, event)
+	}
+	printed = true
+	_, _ = env.Out.Write(out)
+	return nil
+}
+
+// hookArgs reads the runtime and the event; ok is false (with a warning)
+// when they are not ones memctl knows.
+func hookArgs(args []string, warn func(string, ...any)) (*hooks.Runtime, string, bool) {
+	if len(args) != 2 {
+		warn("want a runtime and an event (memctl hook claude session-start), got %q", args)
+		return nil, "", false
+	}
+	rt, ok := hooks.Lookup(args[0])
+	if !ok {
+		warn("unknown runtime %q: want %s", args[0], hooks.Names())
+		return nil, "", false
+	}
+	if !hooks.ValidEvent(args[1]) {
+		warn("unknown event %q: want %s", args[1], strings.Join(hooks.Events, ", "))
+		return nil, "", false
+	}
+	return rt, args[1], true
+}
+
+// hookContext is the context pack for a session-start hook: "" outside a
+// workspace.
+func hookContext(ctx context.Context, env *Env, in runtranscript.HookInput, warn func(string, ...any)) string {
+	ws, ok := hookWorkspace(env, in.Cwd, "the agent starts without memctl's context", warn)
+	if !ok {
+		return ""
+	}
+	pack := prime.Build(ctx, ws, hookPrimeOptions(env, ws))
+	if n := len(pack.Problems); n > 0 {
+		p := pack.Problems[0]
+		warn("the context pack leaves out what it could not read (%d parts; first %s %s: %s); memctl prime says more", n, p.Part, p.Where, p.Message)
+	}
+	return hooks.CutContext(pack.Text(), hooks.MaxContext)
+}
+
+// hookPrimeOptions are memctl prime's options for the actor, capped to
+// what a hook may print.
+func hookPrimeOptions(env *Env, ws *config.Workspace) prime.Options {
+	return prime.Options{
+		MaxChars:      hooks.MaxContext,
+		Actor:         env.actor(ws).Name,
+		Branch:        ws.Repo.Branch(),
+		PersonalPrefs: config.UserPreferencesPath(env.Getenv),
+		TasksCache:    tasksCachePath(ws),
+		Runs:          runStore(ws),
+		PinsDir:       filepath.Join(ws.Repo.CommonDir, "memctl", "pins"),
+		Now:           env.Now(),
+	}
+}
+
+// oneLineWriter passes on the first line written to w and drops the rest: a
+// hook says at most one thing on stderr.
+type oneLineWriter struct {
+	w    io.Writer
+	done bool
+}
+
+func (f *oneLineWriter) Write(p []byte) (int, error) {
+	if f.done {
+		return len(p), nil
+	}
+	if i := bytes.IndexByte(p, '\n'); i >= 0 {
+		f.done = true
+		_, err := f.w.Write(p[:i+1])
+		return len(p), err
+	}
+	return f.w.Write(p)
+}

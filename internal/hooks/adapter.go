@@ -1,0 +1,118 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxContext is the most characters a session-start hook hands an agent:
+// Claude Code keeps 10,000 of a hook's output string and saves the rest
+// to a file; the margin is for the line that says the pack was cut.
+const MaxContext = 9500
+
+// Action is what an event of `memctl hook` does.
+type Action int
+
+// The actions.
+const (
+	ActionNone  Action = iota // an event this memctl does not know
+	ActionPrime               // print the context pack in the runtime's envelope
+	ActionFlush               // record the session (memctl flush), print nothing (Codex's stop: {"continue":true})
+)
+
+// ActionOf is what event does.
+func ActionOf(event string) Action {
+	switch event {
+	case SessionStart:
+		return ActionPrime
+	case PreCompact, PostCompact, SessionEnd, Stop:
+		return ActionFlush
+	}
+	return ActionNone
+}
+
+// SessionStartOutput is what rt's session-start hook prints for text, the
+// context pack: Claude Code, Codex and Gemini CLI read
+// {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":…}},
+// Cursor {"additional_context":…}, OpenCode's plugin the text itself.
+// Empty text (outside a workspace) still gives the envelope: Codex and
+// Gemini want JSON from a hook that exits 0.
+func SessionStartOutput(rt *Runtime, text string) []byte {
+	var v any
+	switch rt.Name {
+	case "opencode":
+		if text == "" {
+			return nil
+		}
+		return []byte(strings.TrimSuffix(text, "\n") + "\n")
+	case "cursor":
+		v = struct {
+			AdditionalContext string `json:"additional_context"`
+		}{text}
+	default:
+		type specific struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		}
+		v = struct {
+			HookSpecificOutput specific `json:"hookSpecificOutput"`
+		}{specific{"SessionStart", text}}
+	}
+	return marshalLine(v)
+}
+
+// FlushOutput is what rt's hook prints after a flush for event: nothing,
+// except for Codex's Stop, which must print JSON.
+func FlushOutput(rt *Runtime, event string) []byte {
+	if rt.Name == "codex" && event == Stop {
+		return marshalLine(struct {
+			Continue bool `json:"continue"`
+		}{true})
+	}
+	return nil
+}
+
+func marshalLine(v any) []byte {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // plain structs of strings always encode
+	return []byte(b.String())
+}
+
+// CutContext cuts text to at most max characters, at the end of a line
+// when there is one, and says so on a last line naming the command that
+// prints it all.
+func CutContext(text string, max int) string {
+	if utf8.RuneCountInString(text) <= max {
+		return text
+	}
+	const note = "\n[cut to fit the hook's limit: run memctl prime for the rest]\n"
+	keep := max - utf8.RuneCountInString(note)
+	i := 0
+	for n := 0; n < keep && i < len(text); n++ {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+	}
+	cut := text[:i]
+	if j := strings.LastIndexByte(cut, '\n'); j > 0 {
+		cut = cut[:j]
+	}
+	return cut + note
+}
+
+// Dir is the directory a hook's workspace is found from: the input's cwd,
+// else $CLAUDE_PROJECT_DIR, else $GEMINI_PROJECT_DIR; "" for the working
+// directory.
+func Dir(cwd string, getenv func(string) string) string {
+	if cwd != "" {
+		return cwd
+	}
+	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"} {
+		if d := getenv(v); d != "" {
+			return d
+		}
+	}
+	return ""
+}

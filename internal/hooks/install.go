@@ -1,0 +1,449 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// States of an installation.
+const (
+	NotInstalled = "not_installed"
+	Installed    = "installed" // exactly what install writes
+	Outdated     = "outdated"  // memctl's entries differ from what install writes
+	Unknown      = "unknown"   // the file cannot be read: see Report.Problem
+)
+
+// BackupSuffix names the copy of a file as it was before memctl's last
+// change to it: <file>.memctl-backup, next to it.
+const BackupSuffix = ".memctl-backup"
+
+// FileError is a settings file memctl cannot read or will not change.
+type FileError struct {
+	File string // as shown: relative to the repository, or under ~
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Result is what Install or Uninstall did to one file.
+type Result struct {
+	File    string // as shown
+	Changed bool
+	Removed bool   // the file was deleted: nothing but memctl's entries was in it
+	Backup  string // the backup written, as shown; "" for none
+	Warning string // why nothing was written although something should have been
+}
+
+// Report is the state of one runtime's hooks in one scope.
+type Report struct {
+	Runtime, Scope string
+	File           string // as shown
+	State          string
+	Problem        string // why the state is Unknown
+}
+
+// Status reads what rt's settings file in p holds of memctl's hooks. It
+// writes nothing and reads through symbolic links.
+func Status(rt *Runtime, p Place) Report {
+	abs, shown := rt.File(p)
+	rep := Report{Runtime: rt.Name, Scope: p.Scope, File: shown, State: NotInstalled}
+	data, err := os.ReadFile(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return rep
+	case err != nil:
+		rep.State, rep.Problem = Unknown, err.Error()
+		return rep
+	}
+	if rt.hooks == nil {
+		rep.State = pluginState(data)
+		return rep
+	}
+	root, err := parseObject(data)
+	if err == nil {
+		rep.State, err = rt.state(root)
+	}
+	if err != nil {
+		rep.State, rep.Problem = Unknown, err.Error()
+	}
+	return rep
+}
+
+// Options say what Install and Uninstall do beyond the hooks.
+type Options struct {
+	// MCP also registers (or removes) `memctl mcp` in the runtime's MCP
+	// configuration.
+	MCP bool
+}
+
+// Install merges memctl's entries into rt's settings file in p, keeping
+// every other key and entry: entries of an older memctl (any handler
+// whose command runs memctl) are replaced. A file already holding exactly
+// them is not written; a changed file is first copied to BackupSuffix.
+// A file that is not JSON is an error and is left as it is; a symbolic
+// link is not written through (Result.Warning says so). With opts.MCP it
+// then registers memctl's MCP server. There is one Result per file.
+func Install(rt *Runtime, p Place, opts Options) ([]Result, error) {
+	return apply(rt, p, opts, true)
+}
+
+// Uninstall removes memctl's entries from rt's settings file in p (event
+// arrays and groups left empty go too, every other key stays); a file
+// left with nothing in it is removed. With opts.MCP it also removes
+// memctl's MCP server.
+func Uninstall(rt *Runtime, p Place, opts Options) ([]Result, error) {
+	return apply(rt, p, opts, false)
+}
+
+func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
+	hooksAbs, _ := rt.File(p)
+	mcpAbs, _ := rt.MCPFile(p)
+	both := opts.MCP && hooksAbs == mcpAbs && rt.hooks != nil
+	var res Result
+	var err error
+	switch {
+	case rt.hooks == nil && on:
+		res, err = installPlugin(rt, p)
+	case rt.hooks == nil:
+		res, err = uninstallPlugin(rt, p)
+	default:
+		res, err = rewrite(rt, p, func(root *object) error {
+			if err := rt.setHooks(root, on); err != nil || !both {
+				return err
+			}
+			return rt.setMCP(root, on)
+		})
+	}
+	out := []Result{res}
+	if err != nil || !opts.MCP || both {
+		return out, err
+	}
+	res, err = registerMCP(rt, p, on)
+	return append(out, res), err
+}
+
+// setHooks puts memctl's entries into root (on) or takes them out.
+func (rt *Runtime) setHooks(root *object, on bool) error {
+	st, err := rt.state(root)
+	if err != nil || on && st == Installed {
+		return err
+	}
+	rt.strip(root)
+	if on {
+		rt.add(root)
+	}
+	return nil
+}
+
+// rewrite reads the JSON file of rt in p, lets change edit it, and writes
+// it back if it changed (after a backup), or removes it if change left
+// nothing that is not memctl's.
+func rewrite(rt *Runtime, p Place, change func(*object) error) (Result, error) {
+	abs, shown := rt.File(p)
+	return rewriteFile(abs, shown, rt.version, change)
+}
+
+func rewriteFile(abs, shown string, version int, change func(*object) error) (Result, error) {
+	res := Result{File: shown}
+	data, existed, skip, err := readSettings(abs, shown)
+	if err != nil || skip != "" {
+		res.Warning = skip
+		return res, err
+	}
+	root, err := parseObject(data)
+	if err != nil {
+		return res, &FileError{File: shown, Err: err}
+	}
+	if err := change(root); err != nil {
+		return res, &FileError{File: shown, Err: err}
+	}
+	out := encode(root)
+	if existed && bytes.Equal(out, data) || !existed && isEmpty(root, version) {
+		return res, nil
+	}
+	if existed && !equalJSON(data, root) {
+		if err := backup(abs, data); err != nil {
+			return res, err
+		}
+		res.Backup = shown + BackupSuffix
+	} else if existed {
+		return res, nil // only the layout would change: leave the file as it is
+	}
+	res.Changed = true
+	if isEmpty(root, version) {
+		res.Removed = true
+		if err := os.Remove(abs); err != nil {
+			return res, fmt.Errorf("remove %s: %w", shown, err)
+		}
+		return res, nil
+	}
+	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
+		return res, err
+	}
+	return res, fsx.WriteFile(abs, out, 0o644)
+}
+
+// readSettings reads a settings file: its bytes and whether it exists, or
+// why it is skipped (a symbolic link), or an error.
+func readSettings(abs, shown string) (data []byte, existed bool, skip string, err error) {
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, "", nil
+	case err != nil:
+		return nil, false, "", fmt.Errorf("read %s: %w", shown, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, true, shown + " is a symbolic link; memctl does not write through links: change its target by hand (memctl help agents lists the entries)", nil
+	case !fi.Mode().IsRegular():
+		return nil, true, "", fmt.Errorf("read %s: not a regular file", shown)
+	}
+	data, err = os.ReadFile(abs)
+	if err != nil {
+		return nil, true, "", fmt.Errorf("read %s: %w", shown, err)
+	}
+	return data, true, "", nil
+}
+
+// equalJSON reports whether data parses to the same JSON as root.
+func equalJSON(data []byte, root *object) bool {
+	old, err := parseObject(data)
+	return err == nil && equal(old, root)
+}
+
+// backup copies data, the file at abs as it was, to abs+BackupSuffix.
+func backup(abs string, data []byte) error {
+	return fsx.WriteFile(abs+BackupSuffix, data, 0o644)
+}
+
+// isEmpty reports whether root holds nothing but what memctl adds: no key,
+// or only the version a runtime's file carries.
+func isEmpty(root *object, version int) bool {
+	if len(root.keys) == 0 {
+		return true
+	}
+	v, ok := root.get("version")
+	return version != 0 && len(root.keys) == 1 && ok && equal(v, version)
+}
+
+// IsMemctl reports whether a hook command runs memctl: its program is
+// memctl, by name or by a path (memctl.exe too).
+func IsMemctl(command string) bool {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		return false
+	}
+	base := strings.ToLower(path.Base(strings.ReplaceAll(strings.Trim(f[0], `"'`), `\`, "/")))
+	return strings.TrimSuffix(base, ".exe") == "memctl"
+}
+
+func isOurs(handler any) bool {
+	o, ok := handler.(*object)
+	if !ok {
+		return false
+	}
+	cmd, _ := o.vals["command"].(string)
+	return IsMemctl(cmd)
+}
+
+// hooksObject is root's "hooks" object (nil when there is none), or an
+// error when it is something else.
+func (rt *Runtime) hooksObject(root *object) (*object, error) {
+	v, ok := root.get("hooks")
+	if !ok {
+		return nil, nil
+	}
+	h, ok := v.(*object)
+	if !ok {
+		return nil, errors.New(`"hooks" is not an object; fix or remove it, then run memctl hooks install again`)
+	}
+	return h, nil
+}
+
+// found is one memctl handler in a settings file.
+type found struct {
+	event   string
+	matcher any // the group's matcher; nil when absent (or flat)
+	hasM    bool
+	handler any
+}
+
+// ours lists the memctl handlers in root, event by event.
+func (rt *Runtime) ours(root *object) ([]found, error) {
+	h, err := rt.hooksObject(root)
+	if h == nil || err != nil {
+		return nil, err
+	}
+	var out []found
+	for _, ev := range h.keys {
+		list, _ := h.vals[ev].([]any)
+		for _, item := range list {
+			if rt.flat {
+				if isOurs(item) {
+					out = append(out, found{event: ev, handler: item})
+				}
+				continue
+			}
+			g, ok := item.(*object)
+			if !ok {
+				continue
+			}
+			m, hasM := g.get("matcher")
+			handlers, _ := g.vals["hooks"].([]any)
+			for _, x := range handlers {
+				if isOurs(x) {
+					out = append(out, found{event: ev, matcher: m, hasM: hasM, handler: x})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// state compares memctl's handlers in root with what install writes.
+func (rt *Runtime) state(root *object) (string, error) {
+	got, err := rt.ours(root)
+	if err != nil || len(got) == 0 {
+		return NotInstalled, err
+	}
+	if len(got) != len(rt.hooks) {
+		return Outdated, nil
+	}
+	if rt.version != 0 {
+		if v, ok := root.get("version"); !ok || !equal(v, rt.version) {
+			return Outdated, nil
+		}
+	}
+	for _, want := range rt.hooks {
+		match := false
+		for _, g := range got {
+			if g.event == want.Event && equal(g.handler, rt.handler(want)) && rt.matcherOK(g) {
+				match = true
+				break
+			}
+		}
+		if !match {
+			return Outdated, nil
+		}
+	}
+	return Installed, nil
+}
+
+// matcherOK reports whether g's group has the matcher install gives it.
+func (rt *Runtime) matcherOK(g found) bool {
+	switch {
+	case rt.flat:
+		return true
+	case rt.matcher == nil:
+		return !g.hasM
+	}
+	return g.hasM && equal(g.matcher, *rt.matcher)
+}
+
+// handler is the handler object install writes for e.
+func (rt *Runtime) handler(e hookEntry) *object {
+	h := newObject()
+	if !rt.flat {
+		h.set("type", "command")
+	}
+	h.set("command", e.Command)
+	if e.Timeout > 0 {
+		h.set("timeout", e.Timeout)
+	}
+	return h
+}
+
+// strip removes every memctl handler from root; a group, an event's array
+// and the hooks object that held only memctl's handlers go too.
+func (rt *Runtime) strip(root *object) {
+	h, _ := rt.hooksObject(root)
+	if h == nil {
+		return
+	}
+	for _, ev := range append([]string(nil), h.keys...) {
+		list, ok := h.vals[ev].([]any)
+		if !ok {
+			continue
+		}
+		kept := make([]any, 0, len(list))
+		removed := false
+		for _, item := range list {
+			if rt.flat {
+				if isOurs(item) {
+					removed = true
+					continue
+				}
+				kept = append(kept, item)
+				continue
+			}
+			g, ok := item.(*object)
+			handlers, isList := g.vals["hooks"].([]any)
+			if !ok || !isList {
+				kept = append(kept, item)
+				continue
+			}
+			rest := make([]any, 0, len(handlers))
+			for _, x := range handlers {
+				if !isOurs(x) {
+					rest = append(rest, x)
+				}
+			}
+			if len(rest) == len(handlers) {
+				kept = append(kept, item)
+				continue
+			}
+			removed = true
+			if len(rest) > 0 {
+				g.set("hooks", rest)
+				kept = append(kept, g)
+			}
+		}
+		switch {
+		case !removed:
+		case len(kept) == 0:
+			h.del(ev)
+		default:
+			h.set(ev, kept)
+		}
+	}
+	if len(h.keys) == 0 {
+		root.del("hooks")
+	}
+}
+
+// add appends memctl's entries to root, which holds none.
+func (rt *Runtime) add(root *object) {
+	if rt.version != 0 {
+		if _, ok := root.get("version"); !ok {
+			root.setFirst("version", rt.version)
+		} else {
+			root.set("version", rt.version)
+		}
+	}
+	h, _ := rt.hooksObject(root)
+	if h == nil {
+		h = newObject()
+		root.set("hooks", h)
+	}
+	for _, e := range rt.hooks {
+		list, _ := h.vals[e.Event].([]any)
+		var item any = rt.handler(e)
+		if !rt.flat {
+			g := newObject()
+			if rt.matcher != nil {
+				g.set("matcher", *rt.matcher)
+			}
+			g.set("hooks", []any{item})
+			item = g
+		}
+		h.set(e.Event, append(list, item))
+	}
+}

@@ -1,0 +1,395 @@
+package hooks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func project(t *testing.T) Place {
+	t.Helper()
+	return Place{Scope: Project, Root: t.TempDir()}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func mustLookup(t *testing.T, name string) *Runtime {
+	t.Helper()
+	rt, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("no runtime %q", name)
+	}
+	return rt
+}
+
+// claudeSettings has another tool's keys and a hook of its own in an
+// event memctl hooks too.
+const claudeSettings = `{
+  "permissions": {"allow": ["Bash(go test:*)"], "deny": []},
+  "hooks": {
+    "SessionStart": [
+      {"matcher": "startup", "hooks": [{"type": "command", "command": "bd prime --hook-json"}]}
+    ],
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 5}]}
+    ]
+  },
+  "model": "opus",
+  "env": {"A": "1", "Z": "2", "B": 3.50}
+}
+`
+
+func TestInstallKeepsOtherEntriesAndIsIdempotent(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	path := filepath.Join(p.Root, ".claude", "settings.json")
+	write(t, path, claudeSettings)
+
+	res, err := Install(rt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Changed || res[0].Backup != ".claude/settings.json.memctl-backup" {
+		t.Fatalf("first install: %+v", res[0])
+	}
+	if got := read(t, path+BackupSuffix); got != claudeSettings {
+		t.Errorf("backup is not the file as it was:\n%s", got)
+	}
+	once := read(t, path)
+	for _, want := range []string{`"bd prime --hook-json"`, `"./check.sh"`, `"B": 3.50`, `"deny": []`,
+		`"command": "memctl hook claude session-start"`, `"command": "memctl hook claude session-end"`} {
+		if !strings.Contains(once, want) {
+			t.Errorf("installed file lacks %s:\n%s", want, once)
+		}
+	}
+	// Keys keep their order: permissions, hooks, model, env; A, Z, B.
+	order := []string{`"permissions"`, `"hooks"`, `"SessionStart"`, `"bd prime`, `"memctl hook claude session-start"`,
+		`"PreToolUse"`, `"PreCompact"`, `"PostCompact"`, `"SessionEnd"`, `"model"`, `"env"`, `"A"`, `"Z"`, `"B"`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(once, k)
+		if i < last {
+			t.Errorf("%s is out of order in:\n%s", k, once)
+		}
+		last = i
+	}
+	if st := Status(rt, p); st.State != Installed {
+		t.Errorf("status after install = %+v", st)
+	}
+
+	// Again: same bytes, nothing written, the backup left alone.
+	write(t, path+BackupSuffix, "sentinel")
+	res, err = Install(rt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Changed || read(t, path) != once || read(t, path+BackupSuffix) != "sentinel" {
+		t.Errorf("second install changed something: %+v", res[0])
+	}
+
+	// Uninstall gives back the other tool's settings, exactly.
+	res, err = Uninstall(rt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parseObject([]byte(read(t, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := parseObject([]byte(claudeSettings))
+	if !res[0].Changed || !equal(after, orig) {
+		t.Errorf("uninstall left:\n%s", read(t, path))
+	}
+	if st := Status(rt, p); st.State != NotInstalled {
+		t.Errorf("status after uninstall = %+v", st)
+	}
+}
+
+func TestInstallReplacesOlderEntries(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	path := filepath.Join(p.Root, ".claude", "settings.json")
+	// What docs/runs.md had people paste before hooks install existed,
+	// beside another tool's handler in the same group.
+	write(t, path, `{"hooks": {"PreCompact": [{"matcher": "", "hooks": [
+		{"type": "command", "command": "memctl flush", "timeout": 30},
+		{"type": "command", "command": "other"}]}],
+		"Stop": [{"hooks": [{"type": "command", "command": "/usr/local/bin/memctl flush"}]}]}}`)
+	if st := Status(rt, p); st.State != Outdated {
+		t.Fatalf("status = %+v, want outdated", st)
+	}
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, path)
+	if strings.Contains(got, "memctl flush") || strings.Contains(got, `"Stop"`) || !strings.Contains(got, `"other"`) {
+		t.Errorf("older entries not replaced, or another's lost:\n%s", got)
+	}
+	if st := Status(rt, p); st.State != Installed {
+		t.Errorf("status = %+v", st)
+	}
+	// A changed timeout is outdated.
+	write(t, path, strings.Replace(got, `"timeout": 30`, `"timeout": 31`, 1))
+	if st := Status(rt, p); st.State != Outdated {
+		t.Errorf("edited timeout: status = %+v", st)
+	}
+}
+
+func TestInstallRefusesWhatItCannotRead(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "gemini")
+	path := filepath.Join(p.Root, ".gemini", "settings.json")
+	bad := "{\n  // a comment\n  \"a\": 1\n}\n"
+	write(t, path, bad)
+	_, err := Install(rt, p, Options{MCP: true})
+	var fe *FileError
+	var se *SyntaxError
+	if !errors.As(err, &fe) || !errors.As(err, &se) || fe.File != ".gemini/settings.json" || se.Line != 2 || se.Column != 3 {
+		t.Fatalf("err = %v, want a syntax error at .gemini/settings.json line 2, column 3", err)
+	}
+	if read(t, path) != bad {
+		t.Error("the file was changed")
+	}
+	if _, err := os.Stat(path + BackupSuffix); err == nil {
+		t.Error("a backup was written")
+	}
+	if st := Status(rt, p); st.State != Unknown || !strings.Contains(st.Problem, "line 2, column 3") {
+		t.Errorf("status = %+v", st)
+	}
+	write(t, path, `{"hooks": []}`)
+	if _, err := Install(rt, p, Options{}); err == nil || !strings.Contains(err.Error(), `"hooks" is not an object`) {
+		t.Errorf("hooks as a list: err = %v", err)
+	}
+}
+
+func TestInstallSkipsSymlink(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "codex")
+	target := filepath.Join(p.Root, "dotfiles.json")
+	write(t, target, "{}\n")
+	if err := os.MkdirAll(filepath.Join(p.Root, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(p.Root, ".codex", "hooks.json")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	res, err := Install(rt, p, Options{})
+	if err != nil || res[0].Changed || !strings.Contains(res[0].Warning, "symbolic link") {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	if read(t, target) != "{}\n" {
+		t.Error("written through the link")
+	}
+}
+
+func TestCursorFileIsFlatWithVersion(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "cursor")
+	path := filepath.Join(p.Root, ".cursor", "hooks.json")
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "version": 1,
+  "hooks": {
+    "sessionStart": [
+      {
+        "command": "memctl hook cursor session-start"
+      }
+    ],
+    "preCompact": [
+      {
+        "command": "memctl hook cursor pre-compact"
+      }
+    ],
+    "sessionEnd": [
+      {
+        "command": "memctl hook cursor session-end"
+      }
+    ]
+  }
+}
+`
+	if got := read(t, path); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// Nothing else in it: uninstall removes the file it made.
+	res, err := Uninstall(rt, p, Options{})
+	if err != nil || !res[0].Removed {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file still there: %v", err)
+	}
+}
+
+func TestGeminiHooksAndMCPShareOneBackup(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "gemini")
+	path := filepath.Join(p.Root, ".gemini", "settings.json")
+	orig := `{"context": {"fileName": ["AGENTS.md"]}}`
+	write(t, path, orig)
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || read(t, path+BackupSuffix) != orig {
+		t.Errorf("res = %+v; backup = %s", res, read(t, path+BackupSuffix))
+	}
+	got := read(t, path)
+	for _, want := range []string{`"timeout": 10000`, `"PreCompress"`, `"mcpServers"`, `"args": [`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %s:\n%s", want, got)
+		}
+	}
+	if st := MCPStatus(rt, p); st.State != Installed {
+		t.Errorf("mcp status = %+v", st)
+	}
+	if _, err := Uninstall(rt, p, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := parseObject([]byte(read(t, path)))
+	want, _ := parseObject([]byte(orig))
+	if !equal(after, want) {
+		t.Errorf("after uninstall:\n%s", read(t, path))
+	}
+}
+
+func TestCodexMCPIsAppendedAsText(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "codex")
+	path := filepath.Join(p.Root, ".codex", "config.toml")
+	orig := "# my settings\nmodel = \"o5\" # inline comment\n\n[features]\nhooks = true\n"
+	write(t, path, orig)
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || !res[1].Changed {
+		t.Fatalf("res = %+v", res)
+	}
+	if got := read(t, path); got != orig+"\n"+codexBlock {
+		t.Errorf("config.toml:\n%s", got)
+	}
+	if st := MCPStatus(rt, p); st.State != Installed {
+		t.Errorf("status = %+v", st)
+	}
+	if res, _ := Install(rt, p, Options{MCP: true}); res[1].Changed {
+		t.Error("second install changed config.toml")
+	}
+	if _, err := Uninstall(rt, p, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != orig {
+		t.Errorf("after uninstall:\n%q", got)
+	}
+	// A table memctl did not write is left alone, with the snippet.
+	edited := orig + "\n[mcp_servers.memctl]\ncommand = \"/opt/memctl\"\nargs = [\"mcp\"]\n"
+	write(t, path, edited)
+	res, err = Install(rt, p, Options{MCP: true})
+	if err != nil || res[1].Changed || !strings.Contains(res[1].Warning, codexBlock) || read(t, path) != edited {
+		t.Errorf("res = %+v, err = %v", res, err)
+	}
+	// An inline mcp_servers table cannot take another table: the snippet.
+	inline := "mcp_servers = { other = { command = \"x\" } }\n"
+	write(t, path, inline)
+	res, err = Install(rt, p, Options{MCP: true})
+	if err != nil || res[1].Changed || !strings.Contains(res[1].Warning, "by hand") || read(t, path) != inline {
+		t.Errorf("inline: res = %+v, err = %v", res, err)
+	}
+	write(t, path, "model = \n")
+	if _, err := Install(rt, p, Options{MCP: true}); err == nil || !strings.Contains(err.Error(), ".codex/config.toml: not valid TOML: line 1, column 9") {
+		t.Errorf("bad toml: err = %v", err)
+	}
+}
+
+func TestClaudeGlobalMCPIsLeftToClaude(t *testing.T) {
+	home := t.TempDir()
+	p := Place{Scope: Global, Home: home}
+	rt := mustLookup(t, "claude")
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); err != nil {
+		t.Errorf("global settings not written: %v", err)
+	}
+	if len(res) != 2 || !strings.Contains(res[1].Warning, "claude mcp add --scope user memctl -- memctl mcp") {
+		t.Errorf("res = %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); err == nil {
+		t.Error("~/.claude.json was written")
+	}
+}
+
+func TestOpenCodePlugin(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "opencode")
+	path := filepath.Join(p.Root, ".opencode", "plugins", "memctl.js")
+	if _, err := Install(rt, p, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, path) != Plugin || Status(rt, p).State != Installed {
+		t.Error("plugin not installed")
+	}
+	if !strings.Contains(read(t, filepath.Join(p.Root, "opencode.json")), `"type": "local"`) {
+		t.Error("opencode.json lacks the MCP server")
+	}
+	write(t, path, pluginMarker+" (older)\n")
+	if st := Status(rt, p); st.State != Outdated {
+		t.Errorf("older plugin: %+v", st)
+	}
+	write(t, path, "export const Mine = async () => ({})\n")
+	if _, err := Install(rt, p, Options{}); err == nil || !strings.Contains(err.Error(), "not written by memctl") {
+		t.Errorf("foreign plugin: err = %v", err)
+	}
+	if res, _ := Uninstall(rt, p, Options{}); res[0].Changed {
+		t.Error("uninstall removed a plugin memctl did not write")
+	}
+}
+
+func TestIsMemctl(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"memctl hook claude session-start":  true,
+		"/usr/local/bin/memctl flush":       true,
+		`C:\tools\memctl.exe hook cursor x`: true,
+		"memctl-other hook":                 false,
+		"bd prime --hook-json":              false,
+		"echo memctl":                       false,
+		"":                                  false,
+	} {
+		if got := IsMemctl(cmd); got != want {
+			t.Errorf("IsMemctl(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestRuntimeTable(t *testing.T) {
+	for _, rt := range Runtimes {
+		for _, h := range rt.hooks {
+			f := strings.Fields(h.Command)
+			if len(f) != 4 || f[0] != "memctl" || f[1] != "hook" || f[2] != rt.Name || !ValidEvent(f[3]) {
+				t.Errorf("%s: bad command %q", rt.Name, h.Command)
+			}
+		}
+	}
+}
