@@ -82,6 +82,9 @@ func (s *Session) Workspace() *config.Workspace { return s.ws }
 // Now is the session's clock.
 func (s *Session) Now() time.Time { return s.opts.Now() }
 
+// Rand is the session's randomness, for new ids.
+func (s *Session) Rand() io.Reader { return s.opts.Rand }
+
 // Close releases what the session opened, last first: the index, then the
 // lock. It returns the first error; calling it again does nothing.
 func (s *Session) Close() error {

@@ -113,6 +113,18 @@ func CreateObject(iss *tasks.Issue) Object {
 	return o
 }
 
+// RecallJSON is what recall prints: memctl recall --json and the MCP
+// recall tool.
+type RecallJSON struct {
+	SchemaVersion int                `json:"schema_version"`
+	Query         string             `json:"query"`
+	Mode          string             `json:"mode"`
+	Results       []RecallResultJSON `json:"results"`
+	// Signature is the error text's, with --error only.
+	Signature *RecallSignatureJSON `json:"signature,omitempty"`
+	TookMS    float64              `json:"took_ms"`
+}
+
 // RecallResultJSON is one recall result.
 type RecallResultJSON struct {
 	Kind      string           `json:"kind"`
@@ -290,4 +302,19 @@ func ToRunErrorJSON(x runs.Error) RunErrorJSON {
 		e.Line = &x.Line
 	}
 	return e
+}
+
+// CommentJSON is a comment on a task, as memctl comment --json and the MCP
+// task tool's comment print it.
+type CommentJSON struct {
+	ID        string `json:"id"`
+	IssueID   string `json:"issue_id"`
+	Author    string `json:"author"`
+	Text      string `json:"text"`
+	CreatedAt string `json:"created_at"`
+}
+
+// ToCommentJSON is c in the JSON shape.
+func ToCommentJSON(c tasks.Comment) CommentJSON {
+	return CommentJSON{ID: c.ID, IssueID: c.IssueID, Author: c.Author, Text: c.Text, CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339)}
 }

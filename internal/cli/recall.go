@@ -69,16 +69,9 @@ newest first, marked as signature matches; similar errors follow.`,
 	return cmd
 }
 
-// recallJSON is the --json shape of recall.
-type recallJSON struct {
-	SchemaVersion int                `json:"schema_version"`
-	Query         string             `json:"query"`
-	Mode          string             `json:"mode"`
-	Results       []recallResultJSON `json:"results"`
-	// Signature is the error text's, with --error only.
-	Signature *recallSignatureJSON `json:"signature,omitempty"`
-	TookMS    float64              `json:"took_ms"`
-}
+// recallJSON is the --json shape of recall (app's: the MCP recall tool
+// prints it too).
+type recallJSON = app.RecallJSON
 
 func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions) error {
 	start := env.Now()

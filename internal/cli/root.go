@@ -210,6 +210,7 @@ Guides (memctl help TOPIC):
 		newConsolidateCmd(env),
 		newSignatureCmd(env),
 		newWarnCmd(env),
+		newMCPCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)
