@@ -147,7 +147,9 @@ func TestMCPServer(t *testing.T) {
 	if err == nil {
 		t.Fatal("memctl propose of a secret succeeded")
 	}
-	var cliErr struct{ Error struct{ Message, Hint string } }
+	var cliErr struct {
+		Error struct{ Message, Hint string }
+	}
 	if err := json.Unmarshal([]byte(stderr), &cliErr); err != nil {
 		t.Fatalf("memctl propose --json stderr: %v\n%s", err, stderr)
 	}
