@@ -88,9 +88,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
-		return nil
-	}
 	return err
 }
 
