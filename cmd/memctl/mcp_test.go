@@ -161,6 +161,42 @@ func TestMCPServer(t *testing.T) {
 	}
 }
 
+// TestMCPServerProjectDir: started elsewhere, the server finds the
+// workspace from $CLAUDE_PROJECT_DIR, as Claude Code sets it.
+func TestMCPServerProjectDir(t *testing.T) {
+	bin, err := exec.LookPath("memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := mcpWorkspace(t, bin)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want bool
+	}{
+		{"with CLAUDE_PROJECT_DIR", append(slices.Clone(env), "CLAUDE_PROJECT_DIR="+dir), true},
+		{"without", env, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "mcp")
+			cmd.Dir, cmd.Env = t.TempDir(), tc.env
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "memctl-test", Version: "v0"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ready", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := res.Content[0].(*sdk.TextContent).Text; res.IsError == tc.want {
+				t.Errorf("ready: error %v, want %v: %s", res.IsError, !tc.want, text)
+			}
+		})
+	}
+}
+
 // mcpWorkspace makes a git repository with memctl init run in it, and the
 // environment to run memctl there: its own home and git configuration,
 // the scripts' clock.

@@ -26,10 +26,11 @@ are resources (memctl://facts, memctl://facts/{category}). Each call does
 what the CLI command does, with the same lock and the same refusals: a
 refusal is a tool error with the message and the hint the CLI prints.
 
-The workspace is the one holding --dir, else the working directory (agent
-runtimes start MCP servers in the project), found again on every call. The
-server runs until the client closes stdin. Register it with your runtime:
-memctl help agents.`,
+The workspace is the one holding --dir, else $CLAUDE_PROJECT_DIR (which
+Claude Code sets for its servers), else the working directory (the other
+runtimes start MCP servers in the project); it is found again on every
+call. The server runs until the client closes stdin. Register it with your
+runtime: memctl help agents.`,
 		Example: `  memctl mcp
   claude mcp add memctl -- memctl mcp
   memctl mcp --dir ~/src/app`,
@@ -41,19 +42,28 @@ memctl help agents.`,
 }
 
 func runMCP(ctx context.Context, env *Env, opts mcpOptions) error {
-	dir := opts.dir
-	if dir == "" {
-		wd, err := env.Getwd()
-		if err != nil {
-			return err
-		}
-		dir = wd
-	} else if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+	dir, err := mcpDir(env, opts.dir)
+	if err != nil {
+		return err
 	}
 	if env.StdinTTY {
 		env.notef("memctl mcp speaks MCP on stdin and stdout for an agent runtime; register it with yours (memctl help agents), or end it with Ctrl-D")
 	}
 	s := mcp.New(mcp.Options{Dir: dir, Getenv: env.Getenv, Now: env.Now, Rand: env.Rand, PID: os.Getpid(), Version: Version()})
 	return s.Serve(ctx, env.In, env.Out)
+}
+
+// mcpDir is where the server looks for the workspace: --dir, else the
+// project Claude Code started it for ($CLAUDE_PROJECT_DIR, set in its
+// stdio servers' environment), else the working directory, which the
+// other runtimes start their servers in.
+func mcpDir(env *Env, flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = env.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		return env.Getwd()
+	}
+	return filepath.Abs(dir)
 }
