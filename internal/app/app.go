@@ -175,12 +175,12 @@ func AcquireLock(ctx context.Context, path string, opts Options) (*fsx.Lock, err
 	return l, nil
 }
 
-// holder is opts.Holder's answer, else this process since now.
+// holder is opts.Holder's answer, else this process, as memctl, since now.
 func (o Options) holder() fsx.Holder {
 	if o.Holder != nil {
 		return o.Holder()
 	}
-	h := fsx.Holder{PID: os.Getpid()}
+	h := fsx.Holder{PID: os.Getpid(), Command: "memctl"}
 	if o.Now != nil {
 		h.Since = o.Now().UTC().Truncate(time.Second)
 	}

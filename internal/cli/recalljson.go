@@ -15,8 +15,6 @@ import (
 type (
 	recallResultJSON    = app.RecallResultJSON
 	recallSignatureJSON = app.RecallSignatureJSON
-	recallScoresJSON    = app.RecallScoresJSON
-	recallSourceJSON    = app.RecallSourceJSON
 )
 
 func toRecallResultsJSON(rs []recall.Result) []recallResultJSON { return app.RecallResultsJSON(rs) }

@@ -13,14 +13,10 @@ import (
 
 // The run shapes are app's (the MCP record_run tool prints them too).
 type (
-	runJSON        = app.RunJSON
-	runAgentJSON   = app.RunAgentJSON
-	runDigestJSON  = app.RunDigestJSON
-	runCommandJSON = app.RunCommandJSON
-	runTestJSON    = app.RunTestJSON
-	runErrorJSON   = app.RunErrorJSON
-	runOneJSON     = app.RunOneJSON
-	runListJSON    = app.RunListJSON
+	runJSON      = app.RunJSON
+	runErrorJSON = app.RunErrorJSON
+	runOneJSON   = app.RunOneJSON
+	runListJSON  = app.RunListJSON
 )
 
 // gcJSON is what gc prints.

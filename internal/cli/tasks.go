@@ -35,10 +35,6 @@ func (o object) MarshalJSON() ([]byte, error) { return app.Object(o).MarshalJSON
 
 func (o object) with(key string, v any) object { return object(app.Object(o).With(key, v)) }
 
-func issueObject(iss *tasks.Issue, without ...string) object {
-	return object(app.IssueObject(iss, without...))
-}
-
 func listObject(g *tasks.Graph, iss *tasks.Issue) object { return object(app.ListObject(g, iss)) }
 
 func plainObject(iss *tasks.Issue) object { return object(app.PlainObject(iss)) }
