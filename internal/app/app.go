@@ -9,6 +9,7 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
@@ -31,9 +32,9 @@ type Options struct {
 	// Getenv reads the environment (MEMCTL_ACTOR, MEMCTL_LOCK_TIMEOUT,
 	// USER, XDG_CONFIG_HOME, the embedder's keys).
 	Getenv func(string) string
-	// Now is the clock.
+	// Now is the clock; required (app never reads the system clock).
 	Now func() time.Time
-	// Rand is the randomness of new ids.
+	// Rand is the randomness of new ids; nil means crypto/rand.
 	Rand io.Reader
 	// Holder names this process as the holder of a lock, for the error of
 	// a writer that gives up waiting; nil names the pid and the time only.
@@ -72,6 +73,9 @@ func Open(dir string, opts Options) (*Session, error) {
 func New(ws *config.Workspace, opts Options) *Session {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
 	}
 	return &Session{ws: ws, opts: opts}
 }

@@ -40,9 +40,11 @@ type Env struct {
 	command string
 	ws      *config.Workspace
 	wsErr   error
-	sess    *app.Session // over ws, once it is open
-	warned  bool
-	closers []func() error
+	// sessions are the app sessions over the workspaces the command
+	// opened (Env.session), closed with the rest.
+	sessions map[*config.Workspace]*app.Session
+	warned   bool
+	closers  []func() error
 }
 
 // SystemEnv returns the Env of the running process.
@@ -75,9 +77,6 @@ func (e *Env) workspace(quiet bool) (*config.Workspace, error) {
 			return nil, fmt.Errorf("find working directory: %w", err)
 		}
 		e.ws, e.wsErr = config.Open(dir)
-		if e.wsErr == nil {
-			e.sess = e.session(e.ws)
-		}
 	}
 	if e.wsErr != nil {
 		return nil, e.wsErr

@@ -24,13 +24,18 @@ func (e *Env) appOptions() app.Options {
 	}
 }
 
-// session is the app session over ws: the Env's own once the workspace is
-// open (Main closes it), else a session of its own for this call.
+// session is the app session over ws, made on first use and closed by
+// Main: one per workspace, so that a command's calls share its lock and
+// its index (flush opens the workspace its hook names, not the Env's).
 func (e *Env) session(ws *config.Workspace) *app.Session {
-	if e.sess != nil && e.sess.Workspace() == ws {
-		return e.sess
+	if s := e.sessions[ws]; s != nil {
+		return s
 	}
 	s := app.New(ws, e.appOptions())
+	if e.sessions == nil {
+		e.sessions = map[*config.Workspace]*app.Session{}
+	}
+	e.sessions[ws] = s
 	e.closers = append(e.closers, s.Close)
 	return s
 }
