@@ -142,16 +142,13 @@ func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
 		if s.closed {
 			return errorResult(errors.New("the MCP session has ended"), nil), nil, nil
 		}
-		defer func() {
-			if r := recover(); r != nil {
-				res = errorResult(fmt.Errorf("memctl mcp %s: internal error: %v", t.Name, r), nil)
-			}
-		}()
 		c, err := s.open(t.Name)
 		if err != nil {
 			return errorResult(err, nil), nil, nil
 		}
-		res, err = h(ctx, c, in)
+		res, err = safely(t.Name, func() (*sdk.CallToolResult, error) { return h(ctx, c, in) })
+		// Closed whatever happened, a panic included: a lock left held
+		// would refuse every later write.
 		if cerr := c.sess.Close(); err == nil && cerr != nil {
 			c.notes = append(c.notes, "warning: "+cerr.Error())
 		}
@@ -161,6 +158,17 @@ func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
 		addNotes(res, c.notes)
 		return res, nil, nil
 	})
+}
+
+// safely runs f, turning a panic into an error: a bug in one call must
+// not end the server, which the agent cannot restart by itself.
+func safely(tool string, f func() (*sdk.CallToolResult, error)) (res *sdk.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("memctl mcp %s: internal error: %v", tool, r)
+		}
+	}()
+	return f()
 }
 
 // errorResult is err as a tool error: its message, then "hint: " and what

@@ -32,7 +32,7 @@ type fixture struct {
 	cs   *sdk.ClientSession
 }
 
-func newFixture(t *testing.T, configTOML string) *fixture {
+func newFixture(t *testing.T, configTOML string, extra ...func(*Server)) *fixture {
 	t.Helper()
 	gitxtest.Isolate(t)
 	root := t.TempDir()
@@ -55,6 +55,9 @@ func newFixture(t *testing.T, configTOML string) *fixture {
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME")}}
 	s := New(Options{Dir: filepath.Join(root, ".ledger"), Getenv: func(k string) string { return f.env[k] },
 		Now: func() time.Time { return testNow }, Rand: bytes.NewReader(bytes.Repeat([]byte{7, 1, 9, 3}, 4096)), PID: 42, Version: "test"})
+	for _, add := range extra {
+		add(s)
+	}
 	ct, st := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := s.SDK().Connect(ctx, st, nil)
@@ -234,6 +237,22 @@ func TestLockHeld(t *testing.T) {
 	}
 	f.env["MEMCTL_LOCK_TIMEOUT"] = ""
 	f.ok("task", map[string]any{"action": "create", "title": "x"}, nil)
+}
+
+// TestPanicReleasesTheLock: a call that panics holding the lock is a tool
+// error, and the lock is released for the next call.
+func TestPanicReleasesTheLock(t *testing.T) {
+	f := newFixture(t, "", func(s *Server) {
+		addTool(s, &sdk.Tool{Name: "boom"}, func(ctx context.Context, c *call, _ struct{}) (*sdk.CallToolResult, error) {
+			if err := c.sess.Lock(ctx); err != nil {
+				return nil, err
+			}
+			panic("boom")
+		})
+	})
+	f.env["MEMCTL_LOCK_TIMEOUT"] = "0s"
+	f.refused("boom", map[string]any{}, "error: memctl mcp boom: internal error: boom")
+	f.ok("task", map[string]any{"action": "create", "title": "after the panic"}, nil)
 }
 
 func TestProposeAndRecordRun(t *testing.T) {
