@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,6 +254,16 @@ func TestPanicReleasesTheLock(t *testing.T) {
 	})
 	f.env["MEMCTL_LOCK_TIMEOUT"] = "0s"
 	f.refused("boom", map[string]any{}, "error: memctl mcp boom: internal error: boom")
+	// Released, not merely unreachable: Release removes the holder's note
+	// (a lock file left open would also be closed by the garbage collector,
+	// some time later).
+	repo, err := gitx.Find(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(config.LockPath(repo) + ".holder"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the lock's holder file after the panic: %v, want it removed by Release", err)
+	}
 	f.ok("task", map[string]any{"action": "create", "title": "after the panic"}, nil)
 }
 
