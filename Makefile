@@ -38,10 +38,11 @@ script:
 	$(GO) test ./cmd/memctl
 
 ## golden: rewrite the golden files of the testscripts, of
-## internal/cli/testdata and the normalised texts of
-## internal/runs/signature/testdata (read the diff before committing)
+## internal/cli/testdata, the MCP tools' schemas (internal/mcp/testdata) and
+## the normalised texts of internal/runs/signature/testdata (read the diff
+## before committing)
 golden:
-	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl ./internal/cli ./internal/runs/signature
+	MEMCTL_UPDATE=1 $(GO) test ./cmd/memctl ./internal/cli ./internal/mcp ./internal/runs/signature
 
 ## demo: build memctl and run its main job on the bundled example workspace
 demo: build

@@ -17,9 +17,14 @@ import (
 // a lower rank (STYLE.md §1: cli ─► prime, recall, agents, mcp ─► proposal,
 // runs, index ─► ledger, tasks, embed ─► fsx, gitx, config, ids). config
 // finds the workspace through gitx, so it sits one step above the base.
+// The front-ends share the composition root app, which opens every part
+// of a workspace, recall's index included; cli sits above mcp only because
+// a cobra command (memctl mcp) starts the server.
 var layer = map[string]int{
-	"cli":   5,
-	"check": 4, "consolidate": 4, "status": 4, "prime": 4, "recall": 4, "mcp": 4,
+	"cli":   7,
+	"mcp":   6,
+	"app":   5,
+	"check": 4, "consolidate": 4, "status": 4, "prime": 4, "recall": 4,
 	"proposal": 3, "runs": 3, "index": 3, "agents": 3, "hooks": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
 	"config": 1,

@@ -7,20 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-type commentJSON struct {
-	ID        string `json:"id"`
-	IssueID   string `json:"issue_id"`
-	Author    string `json:"author"`
-	Text      string `json:"text"`
-	CreatedAt string `json:"created_at"`
-}
+// commentJSON is a comment's JSON shape (app's: the MCP task tool prints
+// it too).
+type commentJSON = app.CommentJSON
 
-func toCommentJSON(c tasks.Comment) commentJSON {
-	return commentJSON{ID: c.ID, IssueID: c.IssueID, Author: c.Author, Text: c.Text, CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339)}
-}
+func toCommentJSON(c tasks.Comment) commentJSON { return app.ToCommentJSON(c) }
 
 func newCommentCmd(env *Env) *cobra.Command {
 	var asJSON bool

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/runs"
 )
@@ -84,31 +85,13 @@ func runConsolidate(ctx context.Context, env *Env, opts consolidateOptions) erro
 // consolidateRequest is the request that files proposals for what the
 // runs of rs show, as memctl, at the command's time.
 func (e *Env) consolidateRequest(rs *runsSession, dryRun bool) consolidate.Request {
-	return consolidate.Request{Runs: rs.store, Book: e.book(rs.ws), Now: e.Now(), Rand: e.Rand,
-		DryRun: dryRun, NoFacts: !rs.ws.Config.Facts.Enabled}
+	return e.session(rs.ws).ConsolidateRequest(rs.store, dryRun)
 }
 
 // afterRecord files what recording r makes worth a proposal
-// (consolidate.AfterRecord): candidate playbooks for the errors it shows
-// fixed, and, with all set (flush under [runs] consolidate = true), every
-// recurring pattern. It notes what it filed on stderr; a failure is a
-// warning, never the record's failure. The caller holds the workspace
-// lock.
+// (app.Session.AfterRecord); the caller holds the workspace lock.
 func (e *Env) afterRecord(ctx context.Context, rs *runsSession, r *runs.Record, all bool) {
-	res, err := consolidate.AfterRecord(ctx, e.consolidateRequest(rs, false), r, all)
-	for _, o := range res.Filed {
-		if o.Proposal.IsPlaybook() {
-			e.notef("filed candidate playbook %s for %s (memctl review %s)", o.Proposal.ID, o.Proposal.Signature, o.Proposal.ID)
-		} else {
-			e.notef("filed %s proposal %s for %s (memctl review %s)", o.Proposal.Category, o.Proposal.ID, o.Pattern, o.Proposal.ID)
-		}
-	}
-	for _, o := range res.Refused {
-		e.warnf("%s not filed: %s", o.Pattern, o.Warning)
-	}
-	if err != nil {
-		e.warnf("proposals for what recurs across runs: %v", err)
-	}
+	e.session(rs.ws).AfterRecord(ctx, &app.RunsSession{WS: rs.ws, Store: rs.store, Off: rs.off}, r, all)
 }
 
 type consolidateJSON struct {

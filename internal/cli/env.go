@@ -14,14 +14,10 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 )
-
-// defaultLockWait is how long a write waits for another memctl process to
-// finish before giving up with exit code 5; MEMCTL_LOCK_TIMEOUT (a Go
-// duration such as "30s") changes it.
-const defaultLockWait = 10 * time.Second
 
 // Env is everything a command may take from the outside world. Tests build
 // their own; the shipped binary uses SystemEnv.
@@ -44,8 +40,11 @@ type Env struct {
 	command string
 	ws      *config.Workspace
 	wsErr   error
-	warned  bool
-	closers []func() error
+	// sessions are the app sessions over the workspaces the command
+	// opened (Env.session), closed with the rest.
+	sessions map[*config.Workspace]*app.Session
+	warned   bool
+	closers  []func() error
 }
 
 // SystemEnv returns the Env of the running process.
@@ -94,10 +93,10 @@ func (e *Env) workspace(quiet bool) (*config.Workspace, error) {
 // Workspace opens the workspace that holds the working directory.
 func (e *Env) Workspace() (*config.Workspace, error) { return e.workspace(false) }
 
-// Lock takes the workspace write lock until the command ends.
+// Lock takes the workspace write lock until the command ends (the app
+// session's lock: taking it again while held does nothing).
 func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
-	_, err := e.lockAt(ctx, ws.LockPath())
-	return err
+	return e.session(ws).Lock(ctx)
 }
 
 // lockAt takes the lock at path; Main releases it when the command ends,
@@ -126,22 +125,7 @@ func (e *Env) LockScoped(ctx context.Context, ws *config.Workspace) (*fsx.Lock, 
 // acquire takes the lock at path, waiting MEMCTL_LOCK_TIMEOUT (default
 // 10 s), and records this process as its holder.
 func (e *Env) acquire(ctx context.Context, path string) (*fsx.Lock, error) {
-	wait := defaultLockWait
-	if v := e.Getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, usagef(fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v))
-		}
-		wait = d
-	}
-	l, err := fsx.Acquire(ctx, path, wait)
-	if err != nil {
-		return nil, err
-	}
-	// Who holds the lock, for the error of a writer that gives up waiting;
-	// failing to say so costs only that message.
-	_ = l.Announce(e.holder())
-	return l, nil
+	return app.AcquireLock(ctx, path, e.appOptions())
 }
 
 // close releases what the command opened, last first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
@@ -25,7 +26,8 @@ const (
 	exitInterrupted = 130
 )
 
-// usageError marks a mistake in how memctl was called.
+// usageError marks a mistake in how memctl was called. The app session's
+// own (*app.UsageError, a bad MEMCTL_LOCK_TIMEOUT) is one too.
 type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
@@ -40,7 +42,8 @@ type silentError struct{ code int }
 
 func (e *silentError) Error() string { return "exit status" }
 
-// notFoundError marks a named thing that does not exist (exit 3).
+// notFoundError marks a named thing that does not exist (exit 3), as
+// *app.NotFoundError does.
 type notFoundError struct{ err error }
 
 func (e *notFoundError) Error() string { return e.err.Error() }
@@ -49,10 +52,12 @@ func (e *notFoundError) Unwrap() error { return e.err }
 // exitCode is the one place where an error becomes an exit code.
 func exitCode(err error) int {
 	var (
-		usage  *usageError
-		silent *silentError
-		nf     *notFoundError
-		text   *secrets.TextError
+		usage    *usageError
+		appUsage *app.UsageError
+		silent   *silentError
+		nf       *notFoundError
+		appNF    *app.NotFoundError
+		text     *secrets.TextError
 	)
 	switch {
 	case err == nil:
@@ -61,11 +66,11 @@ func exitCode(err error) int {
 		return silent.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &usage), errors.As(err, &text):
+	case errors.As(err, &usage), errors.As(err, &appUsage), errors.As(err, &text):
 		return exitUsage
 	case errors.Is(err, gitx.ErrNotRepo), errors.Is(err, config.ErrNoWorkspace):
 		return exitNoWorkspace
-	case errors.As(err, &nf), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound),
+	case errors.As(err, &nf), errors.As(err, &appNF), errors.Is(err, ledger.ErrUnknownCategory), errors.Is(err, tasks.ErrNotFound),
 		errors.Is(err, gitx.ErrNotUnmerged):
 		return exitNotFound
 	case errors.Is(err, fsx.ErrLocked), errors.Is(err, fsx.ErrChanged):

@@ -11,14 +11,13 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/secrets"
 )
 
-// schemaVersion is the schema_version of every memctl JSON object (the
-// task-graph commands print bd's shapes, which have none). A rename,
-// removal or change of meaning in any shape bumps it, with a CHANGELOG
-// entry; adding a field does not.
-const schemaVersion = 1
+// schemaVersion is the schema_version of every memctl JSON object
+// (app.SchemaVersion).
+const schemaVersion = app.SchemaVersion
 
 // writeJSON prints v as one indented JSON document. HTML characters are
 // not escaped: the output is read by programs, not browsers.

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
 	"github.com/memctl/memctl/internal/runs"
 	"github.com/memctl/memctl/internal/runs/signature"
-	"strings"
 
 	"github.com/spf13/cobra"
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
 )
 
@@ -77,19 +77,14 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 		}
 		opts.text = string(b)
 	}
-	ws, book, done, err := env.factsBook(ctx)
+	ws, err := env.Workspace()
 	if err != nil {
 		return err
 	}
-	defer done()
-	author := opts.author
-	if author == "" {
-		author = env.actor(ws).Name
-	}
-	p, err := book.Propose(proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
-		Content: opts.text, Reason: opts.reason, Author: author, Evidence: ev, NewCategory: opts.newCategory}, env.Now(), env.Rand)
+	p, err := env.session(ws).Propose(ctx, proposal.Input{Action: opts.action, Category: opts.category, FactID: opts.fact,
+		Content: opts.text, Reason: opts.reason, Author: opts.author, Evidence: ev, NewCategory: opts.newCategory})
 	if err != nil {
-		return proposalError(err)
+		return err
 	}
 	warnFiled(env, p)
 	if opts.json {
@@ -100,70 +95,21 @@ func runPropose(ctx context.Context, env *Env, cmd *cobra.Command, opts proposeO
 	return err
 }
 
-// proposalError maps proposal errors to exit codes and hints.
-func proposalError(err error) error {
-	var (
-		ref *proposal.RefusedError
-		st  *proposal.StateError
-		bud *proposal.BudgetError
-		cat *proposal.CategoryError
-		cfl *ledger.ConflictError
-		pbe *ledger.PlaybookError
-		mis *proposal.CategoryMismatchError
-	)
-	switch {
-	case errors.As(err, &cfl):
-		return withHint(err, "resolve the merge in "+cfl.Path+" (keep the facts of both sides, delete the marker lines), git add it, then run this again")
-	case errors.As(err, &pbe):
-		return withHint(err, "memctl does not write into a playbook it cannot read: fix the line (memctl check lists every problem), then run this again")
-	case errors.Is(err, proposal.ErrFactNotFound):
-		return withHint(&notFoundError{err}, `run "memctl facts" to see fact ids`)
-	case errors.As(err, &mis):
-		return withHint(usagef(err), fmt.Sprintf("leave out --category, or give --category %s: an update or removal goes to the fact's own file", mis.FactCategory))
-	case errors.As(err, &cat):
-		hint := ""
-		if cat.Suggestion != "" {
-			hint = fmt.Sprintf("did you mean %q? ", cat.Suggestion)
-		}
-		if len(cat.Known) > 0 {
-			hint += fmt.Sprintf("categories are the files in %s: %s; ", config.FactsDir, strings.Join(cat.Known, ", "))
-		}
-		return withHint(err, hint+"to start a new category, add --new-category")
-	case errors.As(err, &ref):
-		return withHint(err, ref.Hint)
-	case errors.As(err, &st):
-		return withHint(err, `run "memctl review --list --status all" to see every proposal's state`)
-	case errors.As(err, &bud):
-		return withHint(err, "remove or merge facts first (memctl facts --stats), or approve anyway with --over-budget")
-	case errors.Is(err, proposal.ErrNotFound):
-		return withHint(&notFoundError{err}, `run "memctl proposals" to see pending proposal ids`)
-	}
-	return err
-}
+// proposalError maps proposal errors to exit codes and hints
+// (app.ProposalError).
+func proposalError(err error) error { return app.ProposalError(err) }
 
 // factsBook opens the workspace for a change to the facts: the layer on,
-// the workspace lock taken, and the book with the similarity matcher. Call
-// done once the proposal is filed: it warns when similarity fell back to
-// words.
+// the workspace lock taken, and the book with the similarity matcher
+// (app.Session.FactsBook). Call done once the proposal is filed.
 func (e *Env) factsBook(ctx context.Context) (*config.Workspace, *proposal.Book, func(), error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if !ws.Config.Facts.Enabled {
-		return nil, nil, nil, layerOff("facts")
-	}
-	if err := e.Lock(ctx, ws); err != nil {
+	book, done, err := e.session(ws).FactsBook(ctx)
+	if err != nil {
 		return nil, nil, nil, err
-	}
-	book, done := e.book(ws), func() {}
-	if m := e.similarityMatcher(ctx, ws); m != nil {
-		book.Matcher = m
-		done = func() {
-			if m.Err != nil {
-				e.warnf("similar facts were judged by words only: %v", m.Err)
-			}
-		}
 	}
 	return ws, book, done, nil
 }

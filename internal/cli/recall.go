@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/recall"
@@ -69,16 +69,9 @@ newest first, marked as signature matches; similar errors follow.`,
 	return cmd
 }
 
-// recallJSON is the --json shape of recall.
-type recallJSON struct {
-	SchemaVersion int                `json:"schema_version"`
-	Query         string             `json:"query"`
-	Mode          string             `json:"mode"`
-	Results       []recallResultJSON `json:"results"`
-	// Signature is the error text's, with --error only.
-	Signature *recallSignatureJSON `json:"signature,omitempty"`
-	TookMS    float64              `json:"took_ms"`
-}
+// recallJSON is the --json shape of recall (app's: the MCP recall tool
+// prints it too).
+type recallJSON = app.RecallJSON
 
 func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions) error {
 	start := env.Now()
@@ -95,18 +88,15 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 		return err
 	}
 	if !ws.Config.Index.Enabled {
-		env.notef("the recall index is disabled ([index] enabled = false in %s)", config.ConfigFile)
+		env.notef("%s", app.IndexOffNotice)
 		if opts.json {
 			return writeJSON(env.Out, recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: opts.mode, Results: []recallResultJSON{}})
 		}
 		return nil
 	}
-	x, err := env.openIndex(ctx, ws)
+	x, err := env.session(ws).UpdatedIndex(ctx)
 	if err != nil {
 		return err
-	}
-	if _, err := x.Update(ctx, ws.Root, sourcesFor(ws)); err != nil {
-		return fmt.Errorf("update the recall index: %w", err)
 	}
 	ans, sig, err := recallSearch(ctx, env, ws, x, query, opts, so)
 	if err != nil {
@@ -193,7 +183,7 @@ func recallSearch(ctx context.Context, env *Env, ws *config.Workspace, x *index.
 }
 
 func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (recall.Options, error) {
-	so := recall.Options{Mode: opts.mode, K: opts.k, Now: env.Now()}
+	so := env.session(ws).RecallOptions(opts.mode, opts.k, index.Filter{})
 	if err := checkMode(opts.mode); err != nil {
 		return so, err
 	}
@@ -219,11 +209,6 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 		} else {
 			so.Filter.Scopes = []string{strings.TrimPrefix(filepath.ToSlash(opts.scope), "./")}
 		}
-	}
-	r := ws.Config.Recall
-	so.WordWeight, so.DenseWeight, so.RRFK = r.BM25Weight, r.DenseWeight, r.RRFK
-	if r.RunHalfLifeDays > 0 {
-		so.HalfLife = time.Duration(r.RunHalfLifeDays * float64(24*time.Hour))
 	}
 	return so, nil
 }

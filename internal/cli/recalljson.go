@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"time"
-
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/recall"
 )
@@ -12,51 +11,13 @@ import (
 // of recall.Result or index.Status cannot change a documented contract
 // without a change here, which the golden files then show.
 
-// recallResultJSON is one recall result.
-type recallResultJSON struct {
-	Kind      string           `json:"kind"`
-	ID        string           `json:"id"`
-	Title     string           `json:"title"`
-	Snippet   string           `json:"snippet"`
-	Score     float64          `json:"score"`
-	Scores    recallScoresJSON `json:"scores"`
-	Source    recallSourceJSON `json:"source"`
-	CreatedAt *time.Time       `json:"created_at"`
-	// Match is how recall --error found it: "signature" (the same
-	// error) or "similar"; absent in an ordinary recall.
-	Match string `json:"match,omitempty"`
-}
+// The recall shapes are app's (the MCP recall tool prints them too).
+type (
+	recallResultJSON    = app.RecallResultJSON
+	recallSignatureJSON = app.RecallSignatureJSON
+)
 
-// recallSignatureJSON is the signature recall --error searched by.
-type recallSignatureJSON struct {
-	Hash       string `json:"hash"`
-	Normalized string `json:"normalized"`
-}
-
-type recallScoresJSON struct {
-	BM25  *float64 `json:"bm25"`
-	Dense *float64 `json:"dense"`
-	Fused float64  `json:"fused"`
-}
-
-type recallSourceJSON struct {
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Commit string `json:"commit"`
-}
-
-func toRecallResultsJSON(rs []recall.Result) []recallResultJSON {
-	out := make([]recallResultJSON, len(rs))
-	for i, r := range rs {
-		out[i] = recallResultJSON{
-			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
-			Scores:    recallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Fused: r.Scores.Fused},
-			Source:    recallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
-			CreatedAt: r.CreatedAt, Match: r.Match,
-		}
-	}
-	return out
-}
+func toRecallResultsJSON(rs []recall.Result) []recallResultJSON { return app.RecallResultsJSON(rs) }
 
 // indexStatusJSON is what index --json says the index holds.
 type indexStatusJSON struct {

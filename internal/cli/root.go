@@ -212,6 +212,7 @@ Guides (memctl help TOPIC):
 		newConsolidateCmd(env),
 		newSignatureCmd(env),
 		newWarnCmd(env),
+		newMCPCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),
 	)

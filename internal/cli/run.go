@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/runs"
 )
@@ -103,21 +104,14 @@ func runRunRecord(ctx context.Context, env *Env, opts runRecordOptions) error {
 		}
 		rec = runs.Merge(in, rec)
 	}
-	rs, err := env.openRuns(ctx, true)
+	ws, err := env.Workspace()
 	if err != nil {
 		return err
 	}
-	if rec.RunID == "" {
-		if rec.RunID, err = runs.NewRunID(env.Rand); err != nil {
-			return err
-		}
-	}
-	rec.Fill(runContext(env, rs.ws, true))
-	e, _, err := rs.store.Put(rec, runs.PutOptions{Now: env.Now(), Gate: runs.Refuse})
+	e, err := env.session(ws).RecordRun(ctx, rec)
 	if err != nil {
-		return runError(err)
+		return err
 	}
-	env.afterRecord(ctx, rs, e.Record, false)
 	return writeRun(env, e, opts.json)
 }
 
@@ -194,29 +188,8 @@ func readRunInput(env *Env) (*runs.Record, error) {
 
 // runContext is what git and the clock say about a run recorded now.
 func runContext(env *Env, ws *config.Workspace, times bool) runs.Context {
-	c := runs.Context{Repo: ws.Repo.RemoteName(), Branch: ws.Repo.Branch(), CommitSHA: ws.Repo.Head()}
-	if times {
-		c.Now = env.Now()
-	}
-	return c
+	return env.session(ws).RunContext(times)
 }
 
-// runError maps run store errors to exit codes and hints.
-func runError(err error) error {
-	var (
-		fe  *runs.FileError
-		inv *runs.InvalidError
-		amb *runs.AmbiguousError
-	)
-	switch {
-	case errors.As(err, &fe):
-		return withHint(err, "fix "+fe.Path+" by hand (memctl never rewrites a file it cannot read), or move it away and record again")
-	case errors.As(err, &inv):
-		return usagef(err)
-	case errors.As(err, &amb):
-		return withHint(usagef(err), "name the run with --run "+amb.RunIDs[0]+" (memctl runs --json shows each)")
-	case errors.Is(err, runs.ErrNotFound):
-		return withHint(&notFoundError{err}, `run "memctl runs" to see run ids`)
-	}
-	return err // the gate's refusals carry their hint (hints.go)
-}
+// runError maps run store errors to exit codes and hints (app.RunError).
+func runError(err error) error { return app.RunError(err) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/runs"
 )
@@ -22,35 +23,23 @@ type runsSession struct {
 	off   bool // [runs] enabled = false: reads see no runs
 }
 
-// openRuns opens the run store. With write set it first takes the
-// workspace lock. A disabled layer reads as empty and refuses writes.
+// openRuns opens the run store (app.Session.Runs). With write set it
+// first takes the workspace lock. A disabled layer reads as empty and
+// refuses writes.
 func (e *Env) openRuns(ctx context.Context, write bool) (*runsSession, error) {
 	ws, err := e.Workspace()
 	if err != nil {
 		return nil, err
 	}
-	s := &runsSession{ws: ws, store: runStore(ws)}
-	if !ws.Config.Runs.Enabled {
-		if write {
-			return nil, layerOff("runs")
-		}
-		e.notef("%v", layerOff("runs"))
-		s.off = true
-		return s, nil
+	rs, err := e.session(ws).Runs(ctx, write)
+	if err != nil {
+		return nil, err
 	}
-	if write {
-		if err := e.Lock(ctx, ws); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return &runsSession{ws: rs.WS, store: rs.Store, off: rs.Off}, nil
 }
 
 // runStore is the workspace's run store.
-func runStore(ws *config.Workspace) runs.Store {
-	return runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir,
-		Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}
-}
+func runStore(ws *config.Workspace) runs.Store { return app.RunStore(ws) }
 
 type runsOptions struct {
 	task, status, since string

@@ -1,17 +1,17 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
-func (t *taskSession) save() error { return t.store.Save(t.path) }
+func (t *taskSession) save() error {
+	return (&app.TaskSession{WS: t.ws, Store: t.store, Path: t.path}).Save()
+}
 
 // parsePriority reads 0–4 or P0–P4.
 func parsePriority(s string) (int, error) {
@@ -22,115 +22,33 @@ func parsePriority(s string) (int, error) {
 	return n, nil
 }
 
-// taskError adds hints to task errors.
-func taskError(err error) error {
-	var (
-		nf    *tasks.NotFoundError
-		claim *tasks.ClaimError
-		cyc   *tasks.CycleError
-		val   *tasks.ValidationError
-	)
-	switch {
-	case errors.As(err, &nf):
-		return withHint(&notFoundError{err}, `run "memctl list --all" to see issue ids`)
-	case errors.As(err, &claim):
-		return withHint(err, "pick another issue (memctl ready --unassigned), or ask "+claim.Holder+" to hand it over")
-	case errors.As(err, &cyc):
-		return withHint(err, "remove one of the edges on that path first (memctl dep remove)")
-	case errors.As(err, &val):
-		return usagef(err)
-	}
-	return err
-}
+// taskError adds hints to task errors (app.TaskError).
+func taskError(err error) error { return app.TaskError(err) }
 
-// --- bd's JSON shapes ---------------------------------------------------
+// --- bd's JSON shapes (app.Object) ------------------------------------
 
-// object is a JSON object with a fixed field order.
-type object []member
+// object is a JSON object with a fixed field order: app.Object, with the
+// cli's method names.
+type object app.Object
 
-type member struct {
-	key string
-	raw json.RawMessage
-}
+func (o object) MarshalJSON() ([]byte, error) { return app.Object(o).MarshalJSON() }
 
-func (o object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, m := range o {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		k, _ := json.Marshal(m.key)
-		b = append(append(b, k...), ':')
-		b = append(b, m.raw...)
-	}
-	return append(b, '}'), nil
-}
+func (o object) with(key string, v any) object { return object(app.Object(o).With(key, v)) }
 
-func (o object) with(key string, v any) object {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		raw = []byte("null")
-	}
-	return append(o, member{key, raw})
-}
-
-// derivedKeys are bd export artifacts that memctl recomputes.
-var derivedKeys = []string{"_type", "dependency_count", "dependent_count", "comment_count"}
-
-// issueObject is the issue's stored fields in bd's order, without the
-// given keys and without derived counts.
+//lint:ignore U1000 kept for the commands being written against it (issue 13)
 func issueObject(iss *tasks.Issue, without ...string) object {
-	var o object
-	iss.Record().Fields(func(key string, raw []byte) {
-		if !slices.Contains(derivedKeys, key) && !slices.Contains(without, key) {
-			o = append(o, member{key, raw})
-		}
-	})
-	return o
+	return object(app.IssueObject(iss, without...))
 }
 
-// listObject is bd's IssueWithCounts, as ready and list print it.
-func listObject(g *tasks.Graph, iss *tasks.Issue) object {
-	o := issueObject(iss, "comments")
-	if p := g.Parent(iss); p != nil {
-		o = o.with("parent", p.ID)
-	}
-	out, in := g.BlocksCounts(iss)
-	return o.with("dependency_count", out).with("dependent_count", in).with("comment_count", iss.Comments)
-}
+func listObject(g *tasks.Graph, iss *tasks.Issue) object { return object(app.ListObject(g, iss)) }
 
-// plainObject is bd's Issue, as update and close print it.
-func plainObject(iss *tasks.Issue) object { return issueObject(iss, "comments") }
+func plainObject(iss *tasks.Issue) object { return object(app.PlainObject(iss)) }
 
-// showObject is bd's IssueDetails.
 func showObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) object {
-	o := issueObject(iss, "dependencies", "comments")
-	if len(iss.Deps) > 0 {
-		deps := make([]object, 0, len(iss.Deps))
-		for _, d := range iss.Deps {
-			t, err := s.Get(d.DependsOnID)
-			if err != nil {
-				deps = append(deps, object{}.with("id", d.DependsOnID).with("dependency_type", d.Type))
-				continue
-			}
-			deps = append(deps, issueObject(t, "dependencies", "comments").with("dependency_type", d.Type))
-		}
-		o = o.with("dependencies", deps)
-	}
-	if p := g.Parent(iss); p != nil {
-		o = o.with("parent", p.ID)
-	}
-	out, in := g.AllCounts(iss)
-	return o.with("dependent_count", in).with("dependency_count", out).with("comment_count", iss.Comments)
+	return object(app.ShowObject(g, iss, s))
 }
 
-// createObject is bd's create output: the issue's fields sorted by key,
-// with schema_version.
-func createObject(iss *tasks.Issue) object {
-	o := issueObject(iss).with("schema_version", schemaVersion)
-	slices.SortFunc(o, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	return o
-}
+func createObject(iss *tasks.Issue) object { return object(app.CreateObject(iss)) }
 
 // writeIssueList renders a list of issues: bd's JSON array of list
 // objects, or the table; with no issues, the table is replaced by empty

@@ -1,0 +1,320 @@
+package app
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memctl/memctl/internal/recall"
+	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/tasks"
+)
+
+// The JSON shapes that more than one front-end prints (docs/json.md): bd's
+// issue objects, recall's results and run records. memctl recall --json and
+// the MCP recall tool print the same bytes for the same answer, and a
+// change here shows in both front-ends' golden files.
+
+// SchemaVersion is the schema_version of every memctl JSON object (the
+// task-graph commands print bd's shapes, which have none). A rename,
+// removal or change of meaning in any shape bumps it, with a CHANGELOG
+// entry; adding a field does not.
+const SchemaVersion = 1
+
+// Object is a JSON object with a fixed field order: bd's shapes are
+// built from an issue's stored fields, in the order bd writes them.
+type Object []Member
+
+// Member is one key of an Object and its encoded value.
+type Member struct {
+	Key string
+	Raw json.RawMessage
+}
+
+// MarshalJSON writes the members in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, m := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(m.Key)
+		b = append(append(b, k...), ':')
+		b = append(b, m.Raw...)
+	}
+	return append(b, '}'), nil
+}
+
+// With is o with key set to v's JSON appended.
+func (o Object) With(key string, v any) Object {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		raw = []byte("null")
+	}
+	return append(o, Member{key, raw})
+}
+
+// derivedKeys are bd export artifacts that memctl recomputes.
+var derivedKeys = []string{"_type", "dependency_count", "dependent_count", "comment_count"}
+
+// IssueObject is the issue's stored fields in bd's order, without the
+// given keys and without derived counts.
+func IssueObject(iss *tasks.Issue, without ...string) Object {
+	var o Object
+	iss.Record().Fields(func(key string, raw []byte) {
+		if !slices.Contains(derivedKeys, key) && !slices.Contains(without, key) {
+			o = append(o, Member{key, raw})
+		}
+	})
+	return o
+}
+
+// ListObject is bd's IssueWithCounts, as ready and list print it.
+func ListObject(g *tasks.Graph, iss *tasks.Issue) Object {
+	o := IssueObject(iss, "comments")
+	if p := g.Parent(iss); p != nil {
+		o = o.With("parent", p.ID)
+	}
+	out, in := g.BlocksCounts(iss)
+	return o.With("dependency_count", out).With("dependent_count", in).With("comment_count", iss.Comments)
+}
+
+// PlainObject is bd's Issue, as update and close print it.
+func PlainObject(iss *tasks.Issue) Object { return IssueObject(iss, "comments") }
+
+// ShowObject is bd's IssueDetails.
+func ShowObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) Object {
+	o := IssueObject(iss, "dependencies", "comments")
+	if len(iss.Deps) > 0 {
+		deps := make([]Object, 0, len(iss.Deps))
+		for _, d := range iss.Deps {
+			t, err := s.Get(d.DependsOnID)
+			if err != nil {
+				deps = append(deps, Object{}.With("id", d.DependsOnID).With("dependency_type", d.Type))
+				continue
+			}
+			deps = append(deps, IssueObject(t, "dependencies", "comments").With("dependency_type", d.Type))
+		}
+		o = o.With("dependencies", deps)
+	}
+	if p := g.Parent(iss); p != nil {
+		o = o.With("parent", p.ID)
+	}
+	out, in := g.AllCounts(iss)
+	return o.With("dependent_count", in).With("dependency_count", out).With("comment_count", iss.Comments)
+}
+
+// CreateObject is bd's create output: the issue's fields sorted by key,
+// with schema_version.
+func CreateObject(iss *tasks.Issue) Object {
+	o := IssueObject(iss).With("schema_version", SchemaVersion)
+	slices.SortFunc(o, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+	return o
+}
+
+// RecallJSON is what recall prints: memctl recall --json and the MCP
+// recall tool.
+type RecallJSON struct {
+	SchemaVersion int                `json:"schema_version"`
+	Query         string             `json:"query"`
+	Mode          string             `json:"mode"`
+	Results       []RecallResultJSON `json:"results"`
+	// Signature is the error text's, with --error only.
+	Signature *RecallSignatureJSON `json:"signature,omitempty"`
+	TookMS    float64              `json:"took_ms"`
+}
+
+// RecallResultJSON is one recall result.
+type RecallResultJSON struct {
+	Kind      string           `json:"kind"`
+	ID        string           `json:"id"`
+	Title     string           `json:"title"`
+	Snippet   string           `json:"snippet"`
+	Score     float64          `json:"score"`
+	Scores    RecallScoresJSON `json:"scores"`
+	Source    RecallSourceJSON `json:"source"`
+	CreatedAt *time.Time       `json:"created_at"`
+	// Match is how recall --error found it: "signature" (the same
+	// error) or "similar"; absent in an ordinary recall.
+	Match string `json:"match,omitempty"`
+}
+
+// RecallSignatureJSON is the signature recall --error searched by.
+type RecallSignatureJSON struct {
+	Hash       string `json:"hash"`
+	Normalized string `json:"normalized"`
+}
+
+// RecallScoresJSON is a result's scores: each ranking's, null when it
+// did not rank the result, and the fused one.
+type RecallScoresJSON struct {
+	BM25  *float64 `json:"bm25"`
+	Dense *float64 `json:"dense"`
+	Fused float64  `json:"fused"`
+}
+
+// RecallSourceJSON is where a result comes from.
+type RecallSourceJSON struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Commit string `json:"commit"`
+}
+
+// RecallResultsJSON is rs in the JSON shape; never nil.
+func RecallResultsJSON(rs []recall.Result) []RecallResultJSON {
+	out := make([]RecallResultJSON, len(rs))
+	for i, r := range rs {
+		out[i] = RecallResultJSON{
+			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
+			Scores:    RecallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Fused: r.Scores.Fused},
+			Source:    RecallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
+			CreatedAt: r.CreatedAt, Match: r.Match,
+		}
+	}
+	return out
+}
+
+// RunJSON is one run record, as in its file, and the file.
+type RunJSON struct {
+	RunID        string           `json:"run_id"`
+	SessionID    string           `json:"session_id"`
+	TaskIDs      []string         `json:"task_ids"`
+	Agent        RunAgentJSON     `json:"agent"`
+	Repo         string           `json:"repo"`
+	Branch       string           `json:"branch"`
+	CommitSHA    string           `json:"commit_sha"`
+	StartedAt    *time.Time       `json:"started_at"`
+	EndedAt      *time.Time       `json:"ended_at"`
+	Status       string           `json:"status"`
+	Digest       RunDigestJSON    `json:"digest"`
+	FilesChanged []string         `json:"files_changed"`
+	Commands     []RunCommandJSON `json:"commands"`
+	Tests        []RunTestJSON    `json:"tests"`
+	Errors       []RunErrorJSON   `json:"errors"`
+	ArtifactRefs []string         `json:"artifact_refs"`
+	Path         string           `json:"path"`
+}
+
+// RunAgentJSON is the agent that ran: runtime and model.
+type RunAgentJSON struct {
+	Runtime string `json:"runtime"`
+	Model   string `json:"model"`
+}
+
+// RunDigestJSON is a run's digest.
+type RunDigestJSON struct {
+	Intent    string   `json:"intent"`
+	Result    string   `json:"result"`
+	Changes   []string `json:"changes"`
+	Decisions []string `json:"decisions"`
+	Gotchas   []string `json:"gotchas"`
+	NextSteps []string `json:"next_steps"`
+	// CompactSummary is the summary of the session's last compaction that
+	// flush kept (digest.compact_summary in the file); absent when none,
+	// and in runs' list (up to 2,000 characters a run: runs show has it).
+	CompactSummary string `json:"compact_summary,omitempty"`
+}
+
+// RunCommandJSON is a command a run ran and its exit code.
+type RunCommandJSON struct {
+	Cmd      string `json:"cmd"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// RunTestJSON is a test a run ran and its status.
+type RunTestJSON struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// RunErrorJSON is an error a run met.
+type RunErrorJSON struct {
+	Signature string `json:"signature"`
+	Excerpt   string `json:"excerpt"`
+	File      string `json:"file"`
+	Line      *int   `json:"line"` // null when unknown
+}
+
+// RunOneJSON is what run record, runs show and digest print.
+type RunOneJSON struct {
+	SchemaVersion int     `json:"schema_version"`
+	Run           RunJSON `json:"run"`
+}
+
+// RunListJSON is what runs prints.
+type RunListJSON struct {
+	SchemaVersion int       `json:"schema_version"`
+	Runs          []RunJSON `json:"runs"`
+}
+
+// TimeJSON is t in UTC, or nil (null) when zero.
+func TimeJSON(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Strs is s, or [] for nil: empty lists are [], never null.
+func Strs(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ToRunJSON is a run record and its file in the JSON shape.
+func ToRunJSON(e runs.Entry) RunJSON {
+	r := e.Record
+	out := RunJSON{
+		RunID: r.RunID, SessionID: r.SessionID, TaskIDs: Strs(r.TaskIDs),
+		Agent: RunAgentJSON{Runtime: r.Agent.Runtime, Model: r.Agent.Model},
+		Repo:  r.Repo, Branch: r.Branch, CommitSHA: r.CommitSHA,
+		StartedAt: TimeJSON(r.StartedAt), EndedAt: TimeJSON(r.EndedAt), Status: r.StatusOrUnknown(),
+		Digest: RunDigestJSON{Intent: r.Digest.Intent, Result: r.Digest.Result, Changes: Strs(r.Digest.Changes),
+			Decisions: Strs(r.Digest.Decisions), Gotchas: Strs(r.Digest.Gotchas), NextSteps: Strs(r.Digest.NextSteps),
+			CompactSummary: r.CompactSummary()},
+		FilesChanged: Strs(r.FilesChanged),
+		Commands:     make([]RunCommandJSON, 0, len(r.Commands)),
+		Tests:        make([]RunTestJSON, 0, len(r.Tests)),
+		Errors:       make([]RunErrorJSON, 0, len(r.Errors)),
+		ArtifactRefs: Strs(r.ArtifactRefs),
+		Path:         e.Path,
+	}
+	for _, c := range r.Commands {
+		out.Commands = append(out.Commands, RunCommandJSON{Cmd: c.Cmd, ExitCode: c.ExitCode})
+	}
+	for _, t := range r.Tests {
+		out.Tests = append(out.Tests, RunTestJSON{Name: t.Name, Status: t.Status})
+	}
+	for _, x := range r.Errors {
+		out.Errors = append(out.Errors, ToRunErrorJSON(x))
+	}
+	return out
+}
+
+// ToRunErrorJSON is one error of a run in the JSON shape.
+func ToRunErrorJSON(x runs.Error) RunErrorJSON {
+	e := RunErrorJSON{Signature: x.Signature, Excerpt: x.Excerpt, File: x.File}
+	if x.Line > 0 {
+		e.Line = &x.Line
+	}
+	return e
+}
+
+// CommentJSON is a comment on a task, as memctl comment --json and the MCP
+// task tool's comment print it.
+type CommentJSON struct {
+	ID        string `json:"id"`
+	IssueID   string `json:"issue_id"`
+	Author    string `json:"author"`
+	Text      string `json:"text"`
+	CreatedAt string `json:"created_at"`
+}
+
+// ToCommentJSON is c in the JSON shape.
+func ToCommentJSON(c tasks.Comment) CommentJSON {
+	return CommentJSON{ID: c.ID, IssueID: c.IssueID, Author: c.Author, Text: c.Text, CreatedAt: c.CreatedAt.UTC().Format(time.RFC3339)}
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memctl/memctl/internal/mcp"
+)
+
+type mcpOptions struct {
+	dir string
+}
+
+func newMCPCmd(env *Env) *cobra.Command {
+	var opts mcpOptions
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve memctl's tools to an agent over MCP (stdio)",
+		Long: `Mcp runs an MCP server on stdin and stdout for agent runtimes that prefer
+tools to shell commands. Its tools are prime, recall, ready, task
+(create, update, claim, close, comment), propose and record_run; the facts
+are resources (memctl://facts, memctl://facts/{category}). Each call does
+what the CLI command does, with the same lock and the same refusals: a
+refusal is a tool error with the message and the hint the CLI prints.
+
+The workspace is the one holding --dir, else $CLAUDE_PROJECT_DIR (which
+Claude Code sets for its servers), else the working directory (the other
+runtimes start MCP servers in the project); it is found again on every
+call. The server runs until the client closes stdin. Register it with your
+runtime: memctl help agents.`,
+		Example: `  memctl mcp
+  claude mcp add memctl -- memctl mcp
+  memctl mcp --dir ~/src/app`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMCP(cmd.Context(), env, opts) },
+	}
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "find the workspace from `path` instead of the working directory")
+	return cmd
+}
+
+func runMCP(ctx context.Context, env *Env, opts mcpOptions) error {
+	dir, err := mcpDir(env, opts.dir)
+	if err != nil {
+		return err
+	}
+	if env.StdinTTY {
+		env.notef("memctl mcp speaks MCP on stdin and stdout for an agent runtime; register it with yours (memctl help agents), or end it with Ctrl-D")
+	}
+	s := mcp.New(mcp.Options{Dir: dir, Getenv: env.Getenv, Now: env.Now, Rand: env.Rand, PID: os.Getpid(), Version: Version()})
+	return s.Serve(ctx, env.In, env.Out)
+}
+
+// mcpDir is where the server looks for the workspace: --dir, else the
+// project Claude Code started it for ($CLAUDE_PROJECT_DIR, set in its
+// stdio servers' environment), else the working directory, which the
+// other runtimes start their servers in.
+func mcpDir(env *Env, flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = env.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		return env.Getwd()
+	}
+	return filepath.Abs(dir)
+}
