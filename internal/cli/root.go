@@ -191,6 +191,7 @@ Guides (memctl help TOPIC):
 		newLabelCmd(env),
 		newStatsCmd(env),
 		newStatusCmd(env),
+		newPrimeCmd(env),
 		newProposeCmd(env),
 		newPrefCmd(env),
 		newReviewCmd(env),

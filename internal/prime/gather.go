@@ -1,0 +1,209 @@
+package prime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/runs"
+)
+
+// The parts prime reads, each on its own goroutine: they read different
+// files (and git status runs a process), so prime costs about its slowest
+// part, not their sum.
+const (
+	partFacts = iota
+	partPreferences
+	partTasks
+	partRuns
+	partProposals
+	partPins
+	partWarnings
+	numParts
+)
+
+var partNames = [numParts]string{"facts", "preferences", "tasks", "runs", "proposals", "pins", "warnings"}
+
+// gathered is what the parts read; each part writes only its own fields
+// and its own slot of probs.
+type gathered struct {
+	facts     *ledger.Ledger // the facts files prime uses (broken ones left out)
+	personal  *ledger.File
+	summary   *taskSummary
+	listing   runs.Listing
+	listed    bool
+	proposals []*proposal.Proposal
+	pins      []Pin
+	changed   []string // files to warn about
+	probs     [numParts][]Problem
+}
+
+func (g *gathered) problem(part int, where string, err error) {
+	g.probs[part] = append(g.probs[part], Problem{Part: partNames[part], Where: where, Message: err.Error()})
+}
+
+// problems are every part's, in the order of the parts.
+func (g *gathered) problems() []Problem {
+	out := []Problem{}
+	for _, p := range g.probs {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
+	g := &gathered{}
+	cfg := ws.Config
+	var fns []func()
+	if cfg.Facts.Enabled {
+		fns = append(fns, func() { g.readFacts(ws) }, func() { g.readProposals(ws) })
+	}
+	if opts.PersonalPrefs != "" {
+		fns = append(fns, func() { g.readPersonal(opts.PersonalPrefs) })
+	}
+	if cfg.Tasks.Enabled {
+		fns = append(fns, func() { g.readTasks(ws, opts) })
+	}
+	if cfg.Runs.Enabled {
+		fns = append(fns, func() { g.readRuns(opts) })
+		if opts.Files == nil {
+			fns = append(fns, func() { g.readChanged(ctx, ws) })
+		} else {
+			g.changed = opts.Files
+		}
+	}
+	if opts.PinsDir != "" && opts.Actor != "" {
+		fns = append(fns, func() { g.readPins(opts) })
+	}
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Go(fn)
+	}
+	wg.Wait()
+	return g
+}
+
+// readFacts loads the facts files. A file with conflict markers, or that
+// cannot be read as text at all, is left out whole (a conflict holds
+// both sides' facts); a file with other problems (an empty item, say)
+// keeps the facts that could be read. Either way it is one problem.
+func (g *gathered) readFacts(ws *config.Workspace) {
+	l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
+	if err != nil {
+		g.problem(partFacts, config.FactsDir, err)
+		return
+	}
+	kept := &ledger.Ledger{}
+	for _, f := range l.Files {
+		if len(f.Problems) == 0 {
+			kept.Files = append(kept.Files, f)
+			continue
+		}
+		skip := len(f.ConflictLines) > 0 || (len(f.Facts) == 0 && f.Bytes > 0)
+		g.probs[partFacts] = append(g.probs[partFacts], fileProblem(partNames[partFacts], f, skip))
+		if !skip {
+			kept.Files = append(kept.Files, f)
+		}
+	}
+	g.facts = kept
+}
+
+// fileProblem is a facts file's problems as one: the first, and how many
+// more there are.
+func fileProblem(part string, f *ledger.File, skipped bool) Problem {
+	first := f.Problems[0]
+	msg := first.Message
+	if n := len(f.Problems) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %s)", plural(n, "more problem"))
+	}
+	if skipped {
+		msg += "; the file is left out"
+	} else {
+		msg += "; the facts that could be read are used"
+	}
+	return Problem{Part: part, Where: fmt.Sprintf("%s:%d", f.Path, first.Line), Message: msg}
+}
+
+func (g *gathered) readPersonal(path string) {
+	f, err := ledger.LoadPersonal(path)
+	if err != nil {
+		g.problem(partPreferences, "", err)
+		return
+	}
+	if len(f.Problems) > 0 {
+		skip := len(f.ConflictLines) > 0 || len(f.Facts) == 0
+		g.probs[partPreferences] = append(g.probs[partPreferences], fileProblem(partNames[partPreferences], f, skip))
+		if skip {
+			return
+		}
+	}
+	g.personal = f
+}
+
+func (g *gathered) readProposals(ws *config.Workspace) {
+	d := proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir}
+	list, problems, err := d.List()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		g.problem(partProposals, config.ProposalsDir, err)
+		return
+	}
+	for _, p := range problems {
+		g.probs[partProposals] = append(g.probs[partProposals], Problem{Part: "proposals", Where: fmt.Sprintf("%s:%d", p.File, p.Line), Message: p.Message})
+	}
+	g.proposals = list
+}
+
+func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
+	s, err := loadSummary(ws.Path(config.IssuesFile), opts.TasksCache, opts.Now)
+	if err != nil {
+		g.problem(partTasks, config.IssuesFile, err)
+		return
+	}
+	if s.Broken != "" {
+		g.problem(partTasks, fmt.Sprintf("%s:%d", config.IssuesFile, s.BrokenLine), errors.New(s.Broken))
+		return
+	}
+	g.summary = s
+}
+
+func (g *gathered) readRuns(opts Options) {
+	l, err := opts.Runs.List(runs.Filter{})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		g.problem(partRuns, opts.Runs.Rel, err)
+		return
+	}
+	for _, p := range l.Problems {
+		g.problem(partRuns, "", p)
+	}
+	g.listing, g.listed = l, true
+}
+
+// readChanged asks git status for the files to warn about, leaving out
+// memctl's own files: what a session records is not code that broke.
+func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace) {
+	files, err := gitx.Changed(ctx, ws.Root)
+	if err != nil {
+		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err))
+		return
+	}
+	g.changed = slices.DeleteFunc(files, func(f string) bool {
+		return strings.HasPrefix(f, config.LedgerDir+"/") || strings.HasPrefix(f, config.BeadsDir+"/")
+	})
+}
+
+func (g *gathered) readPins(opts Options) {
+	pins, err := LoadPins(opts.PinsDir, opts.Actor)
+	if err != nil {
+		g.problem(partPins, "", err)
+		return
+	}
+	g.pins = pins
+}
