@@ -184,7 +184,7 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 	d.Hint = "memctl runs show " + r.RunID
 	add := func(label, text string) {
 		if text = strings.TrimSpace(text); text != "" {
-			d.Lines = append(d.Lines, newLine(r.RunID, fmt.Sprintf("- %s: %s", label, clip(oneLine(text), 2*maxNote))))
+			d.Lines = append(d.Lines, newLine(r.RunID, fmt.Sprintf("- %s %s: %s", r.RunID, label, clip(oneLine(text), 2*maxNote))))
 		}
 	}
 	add("intent", r.Digest.Intent)
@@ -319,7 +319,7 @@ func (g *gathered) proposalsDraft() draft {
 // warningsDraft: the past failures in the files being changed (memctl
 // warn): failed runs, newest first, then their playbooks.
 func (g *gathered) warningsDraft(ws *config.Workspace) draft {
-	d := draft{Section: Section{Name: "warnings", Title: "Past failures in the files being changed: " + strings.Join(g.changed, ", "),
+	d := draft{Section: Section{Name: "warnings", Title: "Past failures in the files being changed (memctl warn):",
 		Hint: "memctl warn"}, noun: "past failures"}
 	if !g.listed || len(g.changed) == 0 {
 		return d
@@ -329,7 +329,6 @@ func (g *gathered) warningsDraft(ws *config.Workspace) draft {
 		g.problem(partWarnings, config.PlaybooksDir, err)
 		return d
 	}
-	d.Title = "Past failures in the files being changed (" + clip(strings.Join(res.Files, ", "), maxNote) + "):"
 	for i, w := range res.Runs {
 		if i == warningsLimit {
 			d.Omitted += len(res.Runs) - i
