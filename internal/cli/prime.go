@@ -81,7 +81,7 @@ func runPrime(ctx context.Context, env *Env, opts primeOptions) error {
 		if where != "" {
 			where += ": "
 		}
-		env.warnf("%s: %s%s (left out)", pr.Part, where, pr.Message)
+		env.warnf("%s: %s%s", pr.Part, where, pr.Message)
 	}
 	if p.Disabled {
 		env.notef("prime is disabled ([prime] enabled = false in %s): nothing printed", config.ConfigFile)

@@ -46,8 +46,10 @@ type gathered struct {
 	probs     [numParts][]Problem
 }
 
-func (g *gathered) problem(part int, where string, err error) {
-	g.probs[part] = append(g.probs[part], Problem{Part: partNames[part], Where: where, Message: err.Error()})
+// problem records what part could not read at where, and what prime left
+// out for it (left: "no tasks are shown").
+func (g *gathered) problem(part int, where string, err error, left string) {
+	g.probs[part] = append(g.probs[part], Problem{Part: partNames[part], Where: where, Message: err.Error() + "; " + left})
 }
 
 // problems are every part's, in the order of the parts.
@@ -98,7 +100,7 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 func (g *gathered) readFacts(ws *config.Workspace) {
 	l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
 	if err != nil {
-		g.problem(partFacts, config.FactsDir, err)
+		g.problem(partFacts, config.FactsDir, err, "no facts are shown")
 		return
 	}
 	kept := &ledger.Ledger{}
@@ -125,9 +127,9 @@ func fileProblem(part string, f *ledger.File, skipped bool) Problem {
 		msg += fmt.Sprintf(" (and %s)", plural(n, "more problem"))
 	}
 	if skipped {
-		msg += "; the file is left out"
+		msg += "; the whole file is left out"
 	} else {
-		msg += "; the facts that could be read are used"
+		msg += "; the rest of the file is used"
 	}
 	return Problem{Part: part, Where: fmt.Sprintf("%s:%d", f.Path, first.Line), Message: msg}
 }
@@ -135,7 +137,7 @@ func fileProblem(part string, f *ledger.File, skipped bool) Problem {
 func (g *gathered) readPersonal(path string) {
 	f, err := ledger.LoadPersonal(path)
 	if err != nil {
-		g.problem(partPreferences, "", err)
+		g.problem(partPreferences, "", err, "no personal preferences are shown")
 		return
 	}
 	if len(f.Problems) > 0 {
@@ -152,11 +154,12 @@ func (g *gathered) readProposals(ws *config.Workspace) {
 	d := proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir}
 	list, problems, err := d.List()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		g.problem(partProposals, config.ProposalsDir, err)
+		g.problem(partProposals, config.ProposalsDir, err, "no proposals are shown")
 		return
 	}
 	for _, p := range problems {
-		g.probs[partProposals] = append(g.probs[partProposals], Problem{Part: "proposals", Where: fmt.Sprintf("%s:%d", p.File, p.Line), Message: p.Message})
+		g.probs[partProposals] = append(g.probs[partProposals], Problem{Part: "proposals", Where: fmt.Sprintf("%s:%d", p.File, p.Line),
+			Message: p.Message + "; that proposal is left out"})
 	}
 	g.proposals = list
 }
@@ -164,11 +167,11 @@ func (g *gathered) readProposals(ws *config.Workspace) {
 func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 	s, err := loadSummary(ws.Path(config.IssuesFile), opts.TasksCache, opts.Now)
 	if err != nil {
-		g.problem(partTasks, config.IssuesFile, err)
+		g.problem(partTasks, config.IssuesFile, err, "no tasks are shown")
 		return
 	}
 	if s.Broken != "" {
-		g.problem(partTasks, fmt.Sprintf("%s:%d", config.IssuesFile, s.BrokenLine), errors.New(s.Broken))
+		g.problem(partTasks, fmt.Sprintf("%s:%d", config.IssuesFile, s.BrokenLine), errors.New(s.Broken), "no tasks are shown")
 		return
 	}
 	g.summary = s
@@ -177,11 +180,11 @@ func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 func (g *gathered) readRuns(opts Options) {
 	l, err := opts.Runs.List(runs.Filter{})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		g.problem(partRuns, opts.Runs.Rel, err)
+		g.problem(partRuns, opts.Runs.Rel, err, "no runs are shown")
 		return
 	}
 	for _, p := range l.Problems {
-		g.problem(partRuns, "", p)
+		g.problem(partRuns, "", p, "that run is left out")
 	}
 	g.listing, g.listed = l, true
 }
@@ -191,7 +194,7 @@ func (g *gathered) readRuns(opts Options) {
 func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace) {
 	files, err := gitx.Changed(ctx, ws.Root)
 	if err != nil {
-		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err))
+		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return
 	}
 	g.changed = slices.DeleteFunc(files, func(f string) bool {
@@ -202,7 +205,7 @@ func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace) {
 func (g *gathered) readPins(opts Options) {
 	pins, err := LoadPins(opts.PinsDir, opts.Actor)
 	if err != nil {
-		g.problem(partPins, "", err)
+		g.problem(partPins, "", err, "no pins are shown")
 		return
 	}
 	g.pins = pins

@@ -125,7 +125,7 @@ func (g *gathered) pinsDraft(ws *config.Workspace) draft {
 		}
 		it, err := f.Find(p.ID, p.Kind)
 		if err != nil {
-			g.problem(partPins, "", fmt.Errorf("pin %s: %w", p.ID, err))
+			g.problem(partPins, "", fmt.Errorf("pin %s: %w", p.ID, err), "that pin is left out")
 			continue
 		}
 		d.Lines = append(d.Lines, newLine(it.ID, fmt.Sprintf("- %s %s %s", it.ID, it.Kind, it.Text)))
@@ -326,7 +326,7 @@ func (g *gathered) warningsDraft(ws *config.Workspace) draft {
 	}
 	res, err := runs.WarnListed(g.listing, runs.WarnRequest{Files: g.changed, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir})
 	if err != nil {
-		g.problem(partWarnings, config.PlaybooksDir, err)
+		g.problem(partWarnings, config.PlaybooksDir, err, "no warnings are shown")
 		return d
 	}
 	for i, w := range res.Runs {
