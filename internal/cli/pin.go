@@ -191,8 +191,7 @@ func (e *Env) pinFinder(ws *config.Workspace) (*prime.Finder, error) {
 		f.Task = prime.StoreTasks(st)
 	}
 	if ws.Config.Runs.Enabled {
-		rs := runStore(ws)
-		f.Runs = &rs
+		f.Run = prime.StoreRuns(runStore(ws))
 		f.PlaybooksDir, f.PlaybooksRel = ws.Path(config.PlaybooksDir), config.PlaybooksDir
 	}
 	return f, nil

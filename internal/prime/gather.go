@@ -13,7 +13,6 @@ import (
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
-	"github.com/memctl/memctl/internal/runs"
 )
 
 // The parts prime reads, each on its own goroutine: they read different
@@ -38,8 +37,7 @@ type gathered struct {
 	facts     *ledger.Ledger // the facts files prime uses (broken ones left out)
 	personal  *ledger.File
 	summary   *taskSummary
-	listing   runs.Listing
-	listed    bool
+	runs      *runsView
 	proposals []*proposal.Proposal
 	pins      []Pin
 	changed   []string // files to warn about
@@ -178,15 +176,15 @@ func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 }
 
 func (g *gathered) readRuns(opts Options) {
-	l, err := opts.Runs.List(runs.Filter{})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	v, err := loadRuns(opts.Runs)
+	if err != nil {
 		g.problem(partRuns, opts.Runs.Rel, err, "no runs are shown")
 		return
 	}
-	for _, p := range l.Problems {
-		g.problem(partRuns, "", p, "that run is left out")
+	for _, p := range v.problems() {
+		g.problem(partRuns, "", errors.New(p), "that run is left out")
 	}
-	g.listing, g.listed = l, true
+	g.runs = v
 }
 
 // readChanged asks git status for the files to warn about, leaving out

@@ -156,9 +156,8 @@ type Finder struct {
 	Facts *ledger.Ledger
 	// Task returns a task's status and title.
 	Task func(id string) (status, title string, ok bool, err error)
-	// Runs finds runs; Listed, when set, are the runs already read.
-	Runs   *runs.Store
-	Listed map[string]*runs.Record
+	// Run returns a run's record (runs.ErrNotFound when there is none).
+	Run func(id string) (*runs.Record, error)
 	// PlaybooksDir and PlaybooksRel are the playbooks directory ("" for none).
 	PlaybooksDir, PlaybooksRel string
 }
@@ -210,8 +209,8 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 			return Item{ID: id, Kind: KindTask, Text: fmt.Sprintf("[%s] %s", status, oneLine(title))}, nil
 		}
 	}
-	if want(KindRun) && f.Runs != nil && runs.ValidRunID(id) {
-		r, err := f.run(id)
+	if want(KindRun) && f.Run != nil && runs.ValidRunID(id) {
+		r, err := f.Run(id)
 		if err != nil && !errors.Is(err, runs.ErrNotFound) {
 			return Item{}, err
 		}
@@ -235,18 +234,15 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 	return Item{}, fmt.Errorf("%q: %w", id, ErrUnknownID)
 }
 
-func (f *Finder) run(id string) (*runs.Record, error) {
-	if f.Listed != nil {
-		if r, ok := f.Listed[id]; ok {
-			return r, nil
+// StoreRuns is a Finder.Run over a run store.
+func StoreRuns(store runs.Store) func(string) (*runs.Record, error) {
+	return func(id string) (*runs.Record, error) {
+		e, err := store.Get(id)
+		if err != nil {
+			return nil, err
 		}
-		return nil, runs.ErrNotFound
+		return e.Record, nil
 	}
-	e, err := f.Runs.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	return e.Record, nil
 }
 
 // runText is a run as one line: its status, intent and result.

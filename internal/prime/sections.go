@@ -141,7 +141,7 @@ func (g *gathered) layerOn(ws *config.Workspace, kind string) bool {
 	case KindTask:
 		return g.summary != nil
 	case KindRun:
-		return g.listed
+		return g.runs != nil
 	case KindPlaybook:
 		return ws.Config.Runs.Enabled
 	}
@@ -153,12 +153,8 @@ func (g *gathered) finder(ws *config.Workspace) *Finder {
 	if g.summary != nil {
 		f.Task = g.summary.lookup
 	}
-	if g.listed {
-		f.Listed = make(map[string]*runs.Record, len(g.listing.Entries))
-		for _, e := range g.listing.Entries {
-			f.Listed[e.Record.RunID] = e.Record
-		}
-		f.Runs = &runs.Store{}
+	if g.runs != nil {
+		f.Run = g.runs.record
 	}
 	return f
 }
@@ -168,14 +164,17 @@ func (g *gathered) finder(ws *config.Workspace) *Finder {
 // session on the branch, whoever ran it.
 func (g *gathered) lastSessionDraft(opts Options) draft {
 	d := draft{Section: Section{Name: "last_session"}, noun: "lines of it"}
-	if !g.listed || opts.Branch == "" {
+	if g.runs == nil || opts.Branch == "" {
 		return d
 	}
-	i := slices.IndexFunc(g.listing.Entries, func(e runs.Entry) bool { return e.Record.Branch == opts.Branch })
-	if i < 0 {
+	r, err := g.runs.last(opts.Branch)
+	if err != nil {
+		g.problem(partRuns, "", err, "the last session is not shown")
 		return d
 	}
-	r := g.listing.Entries[i].Record
+	if r == nil {
+		return d
+	}
 	when := ""
 	if t := r.SortTime(); !t.IsZero() {
 		when = ", " + t.UTC().Format(time.RFC3339)
@@ -321,10 +320,15 @@ func (g *gathered) proposalsDraft() draft {
 func (g *gathered) warningsDraft(ws *config.Workspace) draft {
 	d := draft{Section: Section{Name: "warnings", Title: "Past failures in the files being changed (memctl warn):",
 		Hint: "memctl warn"}, noun: "past failures"}
-	if !g.listed || len(g.changed) == 0 {
+	if g.runs == nil || len(g.changed) == 0 {
 		return d
 	}
-	res, err := runs.WarnListed(g.listing, runs.WarnRequest{Files: g.changed, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir})
+	l, err := g.runs.naming(g.changed)
+	if err != nil {
+		g.problem(partWarnings, "", err, "no warnings are shown")
+		return d
+	}
+	res, err := runs.WarnListed(l, runs.WarnRequest{Files: g.changed, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir})
 	if err != nil {
 		g.problem(partWarnings, config.PlaybooksDir, err, "no warnings are shown")
 		return d
