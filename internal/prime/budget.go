@@ -41,12 +41,18 @@ func (d *draft) hintLine(omitted int) string {
 // cost is what the section costs with its first keep lines and the rest
 // (plus those already counted in Omitted) left out.
 func (d *draft) cost(keep int) int {
-	n := separatorTokens
-	if d.Title != "" {
-		n += lineTokens(d.Title)
-	}
+	n := 0
 	for _, l := range d.Lines[:keep] {
 		n += l.Tokens
+	}
+	return d.costWith(keep, n)
+}
+
+// costWith is cost for keep lines that cost lines tokens.
+func (d *draft) costWith(keep, lines int) int {
+	n := separatorTokens + lines
+	if d.Title != "" {
+		n += lineTokens(d.Title)
 	}
 	if omitted := d.Omitted + len(d.Lines) - keep; omitted > 0 {
 		n += lineTokens(d.hintLine(omitted))
@@ -92,9 +98,16 @@ func cut(drafts []draft, budget int) []Section {
 		}
 		reserved -= mins[i]
 		avail := budget - used - reserved
-		keep := len(d.Lines)
-		for keep > 0 && d.cost(keep) > avail {
-			keep--
+		// The longest prefix that fits: lines are added while they fit
+		// (with the hint line the rest would need).
+		keep, lines := 0, 0
+		if d.cost(len(d.Lines)) > avail {
+			for keep < len(d.Lines) && d.costWith(keep+1, lines+d.Lines[keep].Tokens) <= avail {
+				lines += d.Lines[keep].Tokens
+				keep++
+			}
+		} else {
+			keep = len(d.Lines)
 		}
 		s := d.Section
 		s.Tokens = d.cost(keep)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
@@ -34,14 +35,20 @@ var partNames = [numParts]string{"facts", "preferences", "tasks", "runs", "propo
 // gathered is what the parts read; each part writes only its own fields
 // and its own slot of probs.
 type gathered struct {
-	facts     *ledger.Ledger // the facts files prime uses (broken ones left out)
-	personal  *ledger.File
-	summary   *taskSummary
-	runs      *runsView
-	proposals []*proposal.Proposal
-	pins      []Pin
-	changed   []string // files to warn about
-	probs     [numParts][]Problem
+	facts    *ledger.Ledger // the facts files prime uses (broken ones left out)
+	personal *ledger.File
+	summary  *taskSummary
+	runs     *runsView
+	// Of the proposals: when each fact was last approved, the rejected
+	// ones, and how many wait for review.
+	approved map[string]time.Time
+	rejected []*proposal.Proposal
+	pending  int
+	// proposalsBroken: the proposals directory could not be read.
+	proposalsBroken bool
+	pins            []Pin
+	changed         []string // files to warn about
+	probs           [numParts][]Problem
 }
 
 // problem records what part could not read at where, and what prime left
@@ -64,7 +71,7 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 	cfg := ws.Config
 	var fns []func()
 	if cfg.Facts.Enabled {
-		fns = append(fns, func() { g.readFacts(ws) }, func() { g.readProposals(ws) })
+		fns = append(fns, func() { g.readLedger(ws, opts) })
 	}
 	if opts.PersonalPrefs != "" {
 		fns = append(fns, func() { g.readPersonal(opts.PersonalPrefs) })
@@ -153,13 +160,28 @@ func (g *gathered) readProposals(ws *config.Workspace) {
 	list, problems, err := d.List()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		g.problem(partProposals, config.ProposalsDir, err, "no proposals are shown")
+		g.proposalsBroken = true
 		return
 	}
 	for _, p := range problems {
 		g.probs[partProposals] = append(g.probs[partProposals], Problem{Part: "proposals", Where: fmt.Sprintf("%s:%d", p.File, p.Line),
 			Message: p.Message + "; that proposal is left out"})
 	}
-	g.proposals = list
+	g.approved = map[string]time.Time{}
+	for _, p := range list {
+		switch {
+		case p.Status == proposal.StatusPending:
+			g.pending++
+		case p.ReviewedAt == nil:
+		case p.Status == proposal.StatusRejected:
+			g.rejected = append(g.rejected, p)
+		case p.Status == proposal.StatusApproved && p.AppliedFactID != "" && p.Action != proposal.ActionRemove:
+			// When a person last approved a text of the fact.
+			if t, ok := g.approved[p.AppliedFactID]; !ok || p.ReviewedAt.After(t) {
+				g.approved[p.AppliedFactID] = *p.ReviewedAt
+			}
+		}
+	}
 }
 
 func (g *gathered) readTasks(ws *config.Workspace, opts Options) {

@@ -42,6 +42,10 @@ type runSummary struct {
 	last     map[string]string   // branch → Rel-based file of its newest run
 	byBase   map[string][]string // file base name → Rel-based files of the runs naming it
 	problems []string            // records that could not be read
+	// rawBases is byBase as its file holds it, read read only for the
+	// names asked about: decoding thousands of paths cost more than the
+	// rest of the summary.
+	rawBases []byte
 }
 
 // runsKey is what the summary of store holds for: the stamps of its
@@ -114,18 +118,32 @@ func (s *runSummary) encode() []byte {
 	b = binary.LittleEndian.AppendUint32(b, runSummaryVersion)
 	b = appendString(b, string(s.key))
 	b = appendMap(b, s.last, func(b []byte, v string) []byte { return appendString(b, v) })
-	b = appendMap(b, s.byBase, func(b []byte, v []string) []byte {
-		b = binary.AppendUvarint(b, uint64(len(v)))
-		for _, x := range v {
-			b = appendString(b, x)
-		}
-		return b
-	})
 	b = binary.AppendUvarint(b, uint64(len(s.problems)))
 	for _, p := range s.problems {
 		b = appendString(b, p)
 	}
-	return b
+	// Last, and as one string per name (its files joined by newlines), so
+	// that a read finds a name without decoding the others.
+	joined := make(map[string]string, len(s.byBase))
+	for k, v := range s.byBase {
+		joined[k] = strings.Join(v, "\n")
+	}
+	return appendMap(b, joined, func(b []byte, v string) []byte { return appendString(b, v) })
+}
+
+// bases returns the files of the runs that named base.
+func (s *runSummary) bases(base string) []string {
+	if s.rawBases == nil {
+		return s.byBase[base]
+	}
+	d := decoder{b: s.rawBases}
+	for n := d.count(); n > 0 && !d.bad; n-- {
+		k, v := d.bytes(), d.bytes()
+		if string(k) == base {
+			return strings.Split(string(v), "\n")
+		}
+	}
+	return nil
 }
 
 // appendMap writes m sorted by key: the same summary, the same bytes.
@@ -160,21 +178,29 @@ func readRunSummary(p string, key []byte) (*runSummary, bool) {
 		s.last[k] = d.str()
 	}
 	for n := d.count(); n > 0; n-- {
-		k := d.str()
-		m := d.count()
-		list := make([]string, 0, m)
-		for ; m > 0; m-- {
-			list = append(list, d.str())
-		}
-		s.byBase[k] = list
-	}
-	for n := d.count(); n > 0; n-- {
 		s.problems = append(s.problems, d.str())
+	}
+	s.rawBases = d.b
+	for n := d.count(); n > 0 && !d.bad; n-- { // check the rest is whole
+		d.bytes()
+		d.bytes()
 	}
 	if d.bad || len(d.b) != 0 {
 		return nil, false
 	}
 	return s, true
+}
+
+// bytes reads a string without copying it.
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
 }
 
 // count reads a list's length, bounded by what is left.
@@ -272,7 +298,7 @@ func (v *runsView) naming(files []string) (runs.Listing, error) {
 	}
 	var rels []string
 	for _, f := range files {
-		rels = append(rels, v.sum.byBase[path.Base(filepath.ToSlash(f))]...)
+		rels = append(rels, v.sum.bases(path.Base(filepath.ToSlash(f)))...)
 	}
 	slices.Sort(rels)
 	var l runs.Listing

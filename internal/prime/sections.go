@@ -46,21 +46,6 @@ func (g *gathered) drafts(ws *config.Workspace, opts Options) []draft {
 	return out
 }
 
-// approvals maps a fact id to when a person last approved a proposal that
-// wrote it (added or changed its text).
-func (g *gathered) approvals() map[string]time.Time {
-	out := map[string]time.Time{}
-	for _, p := range g.proposals {
-		if p.Status != proposal.StatusApproved || p.AppliedFactID == "" || p.ReviewedAt == nil || p.Action == proposal.ActionRemove {
-			continue
-		}
-		if t, ok := out[p.AppliedFactID]; !ok || p.ReviewedAt.After(t) {
-			out[p.AppliedFactID] = *p.ReviewedAt
-		}
-	}
-	return out
-}
-
 // factText is a fact as a line: its id, category and text, the text's
 // own lines indented under the item.
 func factText(f ledger.Fact, label string) string {
@@ -78,7 +63,7 @@ func (g *gathered) factsDraft() draft {
 	if g.facts == nil {
 		return d
 	}
-	approved := g.approvals()
+	approved := g.approved
 	type ranked struct {
 		line  Line
 		first bool
@@ -270,8 +255,8 @@ func (g *gathered) rejectedDraft(opts Options) draft {
 		Hint: "memctl proposals --status rejected"}, noun: "rejected proposals"}
 	since := opts.Now.Add(-RejectedWindow)
 	var rejected []*proposal.Proposal
-	for _, p := range g.proposals {
-		if p.Status == proposal.StatusRejected && p.ReviewedAt != nil && !p.ReviewedAt.Before(since) {
+	for _, p := range g.rejected {
+		if !p.ReviewedAt.Before(since) {
 			rejected = append(rejected, p)
 		}
 	}
@@ -299,13 +284,7 @@ func (g *gathered) rejectedDraft(opts Options) draft {
 // proposalsDraft: one line, how many proposals wait for review.
 func (g *gathered) proposalsDraft() draft {
 	d := draft{Section: Section{Name: "proposals", Hint: "memctl review"}, noun: "lines"}
-	n := 0
-	for _, p := range g.proposals {
-		if p.Status == proposal.StatusPending {
-			n++
-		}
-	}
-	if n > 0 {
+	if n := g.pending; n > 0 {
 		verb := "wait"
 		if n == 1 {
 			verb = "waits"
