@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -212,14 +210,12 @@ func (g *gathered) readRuns(opts Options) {
 // readChanged asks git status for the files to warn about, leaving out
 // memctl's own files: what a session records is not code that broke.
 func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace) {
-	files, err := gitx.Changed(ctx, ws.Root)
+	files, err := gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
 	if err != nil {
 		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return
 	}
-	g.changed = slices.DeleteFunc(files, func(f string) bool {
-		return strings.HasPrefix(f, config.LedgerDir+"/") || strings.HasPrefix(f, config.BeadsDir+"/")
-	})
+	g.changed = files
 }
 
 func (g *gathered) readPins(opts Options) {
