@@ -228,10 +228,28 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 			return Item{ID: sig, Kind: KindPlaybook, Text: fmt.Sprintf("%s (%s)", oneLine(b.Title()), rel)}, nil
 		}
 	}
+	if kind != "" && !f.reads(kind) {
+		return Item{ID: id, Kind: kind, Text: "not shown: its layer is off"}, nil
+	}
 	if kind != "" {
 		return Item{ID: id, Kind: kind, Gone: true, Text: "no longer exists"}, nil
 	}
 	return Item{}, fmt.Errorf("%q: %w", id, ErrUnknownID)
+}
+
+// reads reports whether f looks for items of kind.
+func (f *Finder) reads(kind string) bool {
+	switch kind {
+	case KindFact:
+		return f.Facts != nil
+	case KindTask:
+		return f.Task != nil
+	case KindRun:
+		return f.Run != nil
+	case KindPlaybook:
+		return f.PlaybooksDir != ""
+	}
+	return false
 }
 
 // StoreRuns is a Finder.Run over a run store.
