@@ -78,12 +78,8 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 		fns = append(fns, func() { g.readTasks(ws, opts) })
 	}
 	if cfg.Runs.Enabled {
-		fns = append(fns, func() { g.readRuns(opts) })
-		if opts.Files == nil {
-			fns = append(fns, func() { g.readChanged(ctx, ws) })
-		} else {
-			g.changed = opts.Files
-		}
+		g.changed = opts.Files
+		fns = append(fns, func() { g.readRuns(ctx, ws, opts) })
 	}
 	if opts.PinsDir != "" && opts.Actor != "" {
 		fns = append(fns, func() { g.readPins(opts) })
@@ -195,7 +191,9 @@ func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 	g.summary = s
 }
 
-func (g *gathered) readRuns(opts Options) {
+// readRuns reads the runs and, without opts.Files, asks git status which
+// of the files they named are changed.
+func (g *gathered) readRuns(ctx context.Context, ws *config.Workspace, opts Options) {
 	v, err := loadRuns(opts.Runs)
 	if err != nil {
 		g.problem(partRuns, opts.Runs.Rel, err, "no runs are shown")
@@ -205,12 +203,32 @@ func (g *gathered) readRuns(opts Options) {
 		g.problem(partRuns, "", errors.New(p), "that run is left out")
 	}
 	g.runs = v
+	if opts.Files == nil {
+		g.readChanged(ctx, ws, v)
+	}
 }
 
-// readChanged asks git status for the files to warn about, leaving out
+// maxPathspecs is the most files prime names to git status; past it, it
+// asks about the whole tree.
+const maxPathspecs = 500
+
+// readChanged asks git status for the changed files that runs named (a
+// file no run named has no past failure to warn about), leaving out
 // memctl's own files: what a session records is not code that broke.
-func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace) {
-	files, err := gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
+// Asking about those files only, git refreshes and scans little; with
+// none, it is not asked at all.
+func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace, v *runsView) {
+	specs := v.pathspecs(config.LedgerDir, config.BeadsDir)
+	if len(specs) == 0 {
+		return
+	}
+	var files []string
+	var err error
+	if len(specs) > maxPathspecs {
+		files, err = gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
+	} else {
+		files, err = gitx.ChangedMatching(ctx, ws.Root, specs...)
+	}
 	if err != nil {
 		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +112,18 @@ func TestSummariesAreTheFiles(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("after the changes, the pack lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+func TestRunPathspecs(t *testing.T) {
+	t.Parallel()
+	v := &runsView{sum: &runSummary{paths: []string{"./internal/lex.go", "/home/ann/app/internal/lex.go", "C:/src/x.go", "../up.go", "a[1].go", "internal/lex.go"}}}
+	got := v.pathspecs(".ledger")
+	want := []string{":(glob)**/a\\[1].go", ":(glob)**/internal/lex.go", ":(glob)**/lex.go", ":(glob)**/up.go", ":(glob)**/x.go", ":(exclude).ledger"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pathspecs = %q\nwant %q", got, want)
+	}
+	if got := (&runsView{sum: &runSummary{}}).pathspecs(".ledger"); got != nil {
+		t.Errorf("no paths: %q (git status is not to run)", got)
 	}
 }
