@@ -23,36 +23,15 @@ func Changed(ctx context.Context, root string) ([]string, error) {
 // refreshes nor scans them, which on a repository of thousands of memctl
 // records (.ledger/runs) halves the time git status takes.
 func ChangedOutside(ctx context.Context, root string, dirs ...string) ([]string, error) {
-	specs := []string{"."}
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."}
 	for _, d := range dirs {
-		specs = append(specs, ":(exclude)"+d)
+		args = append(args, ":(exclude)"+d)
 	}
-	return ChangedMatching(ctx, root, specs...)
-}
-
-// ChangedMatching is Changed for the files that git pathspecs select
-// (gitglossary(7): ":(glob)**/x.go", ":(exclude)dir"): git refreshes and
-// scans only those, which costs little when they are few.
-func ChangedMatching(ctx context.Context, root string, pathspecs ...string) ([]string, error) {
-	args := append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--"}, pathspecs...)
 	out, err := Git(ctx, root, args...)
 	if err != nil {
 		return nil, err
 	}
 	return parseStatus(out), nil
-}
-
-// GlobEscape escapes the characters a ":(glob)" pathspec gives a meaning
-// (*, ?, [ and \), so that s matches only itself.
-func GlobEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // parseStatus reads git status --porcelain=v1 -z: "XY path" entries ended

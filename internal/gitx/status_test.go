@@ -37,19 +37,3 @@ func TestChangedOutside(t *testing.T) {
 		t.Errorf("ChangedOutside = %q, want %q", got, want)
 	}
 }
-
-func TestChangedMatching(t *testing.T) {
-	gitxtest.Isolate(t)
-	dir := t.TempDir()
-	gitxtest.Git(t, dir, "init", "-q", ".")
-	for _, f := range []string{"a.go", "sub/a.go", "sub/b.go", "x[1].go", "x1.go"} {
-		gitxtest.Write(t, dir, f, "package a\n")
-	}
-	got, err := ChangedMatching(context.Background(), dir, ":(glob)**/a.go", ":(glob)**/"+GlobEscape("x[1].go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"a.go", "sub/a.go", "x[1].go"}; !slices.Equal(got, want) {
-		t.Errorf("ChangedMatching = %q, want %q", got, want)
-	}
-}

@@ -208,27 +208,15 @@ func (g *gathered) readRuns(ctx context.Context, ws *config.Workspace, opts Opti
 	}
 }
 
-// maxPathspecs is the most files prime names to git status; past it, it
-// asks about the whole tree.
-const maxPathspecs = 500
-
-// readChanged asks git status for the changed files that runs named (a
-// file no run named has no past failure to warn about), leaving out
-// memctl's own files: what a session records is not code that broke.
-// Asking about those files only, git refreshes and scans little; with
-// none, it is not asked at all.
+// readChanged asks git status for the files to warn about, leaving out
+// memctl's own files (what a session records is not code that broke),
+// which git then neither refreshes nor scans. When no run named a file
+// there is nothing to warn about, and git is not asked.
 func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace, v *runsView) {
-	specs := v.pathspecs(config.LedgerDir, config.BeadsDir)
-	if len(specs) == 0 {
+	if !v.sum.named {
 		return
 	}
-	var files []string
-	var err error
-	if len(specs) > maxPathspecs {
-		files, err = gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
-	} else {
-		files, err = gitx.ChangedMatching(ctx, ws.Root, specs...)
-	}
+	files, err := gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
 	if err != nil {
 		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/fsx"
-	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/runs"
 )
 
@@ -34,8 +33,7 @@ import (
 const (
 	runSummaryMagic = "MCPR"
 	// runSummaryVersion 1: the first format.
-	// runSummaryVersion 2: the paths the runs named.
-	runSummaryVersion = 2
+	runSummaryVersion = 1
 )
 
 // runSummary is what prime keeps of the run records.
@@ -44,7 +42,7 @@ type runSummary struct {
 	last     map[string]string   // branch → Rel-based file of its newest run
 	byBase   map[string][]string // file base name → Rel-based files of the runs naming it
 	problems []string            // records that could not be read
-	paths    []string            // the distinct paths the runs named, sorted
+	named    bool                // some run named a file
 	// rawBases is byBase as its file holds it, read read only for the
 	// names asked about: decoding thousands of paths cost more than the
 	// rest of the summary.
@@ -109,15 +107,8 @@ func summarize(l runs.Listing) *runSummary {
 		for _, b := range slices.Compact(bases) {
 			s.byBase[b] = append(s.byBase[b], e.Path)
 		}
-		s.paths = append(s.paths, r.FilesChanged...)
-		for _, x := range r.Errors {
-			if x.File != "" {
-				s.paths = append(s.paths, x.File)
-			}
-		}
 	}
-	slices.Sort(s.paths)
-	s.paths = slices.Compact(s.paths)
+	s.named = len(s.byBase) > 0
 	for _, p := range l.Problems {
 		s.problems = append(s.problems, p.Error())
 	}
@@ -129,11 +120,9 @@ func (s *runSummary) encode() []byte {
 	b = binary.LittleEndian.AppendUint32(b, runSummaryVersion)
 	b = appendString(b, string(s.key))
 	b = appendMap(b, s.last, func(b []byte, v string) []byte { return appendString(b, v) })
-	for _, list := range [][]string{s.problems, s.paths} {
-		b = binary.AppendUvarint(b, uint64(len(list)))
-		for _, p := range list {
-			b = appendString(b, p)
-		}
+	b = binary.AppendUvarint(b, uint64(len(s.problems)))
+	for _, p := range s.problems {
+		b = appendString(b, p)
 	}
 	// Last, and as one string per name (its files joined by newlines), so
 	// that a read finds a name without decoding the others.
@@ -193,9 +182,6 @@ func readRunSummary(p string, key []byte) (*runSummary, bool) {
 	for n := d.count(); n > 0; n-- {
 		s.problems = append(s.problems, d.str())
 	}
-	for n := d.count(); n > 0; n-- {
-		s.paths = append(s.paths, d.str())
-	}
 	s.rawBases = d.b
 	for n := d.count(); n > 0 && !d.bad; n-- { // check the rest is whole
 		d.bytes()
@@ -204,6 +190,7 @@ func readRunSummary(p string, key []byte) (*runSummary, bool) {
 	if d.bad || len(d.b) != 0 {
 		return nil, false
 	}
+	s.named = len(s.rawBases) > 1 // more than an empty map's count
 	return s, true
 }
 
@@ -267,32 +254,6 @@ func loadRuns(store runs.Store) (*runsView, error) {
 		}
 	}
 	return v, nil
-}
-
-// pathspecs are git pathspecs for every file the runs named, wherever it
-// is in the tree (a run may name a file by an absolute path, or by its
-// base name as a stack trace does), and none under dirs.
-func (v *runsView) pathspecs(dirs ...string) []string {
-	var out []string
-	for _, p := range v.sum.paths {
-		p = strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./")
-		if path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, ":") {
-			p = path.Base(p)
-		}
-		if p == "" || p == "." || p == "/" {
-			continue
-		}
-		out = append(out, ":(glob)**/"+gitx.GlobEscape(p))
-	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	if len(out) == 0 {
-		return nil
-	}
-	for _, d := range dirs {
-		out = append(out, ":(exclude)"+d)
-	}
-	return out
 }
 
 // problems are the records that could not be read.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +77,9 @@ func TestSummariesAreTheFiles(t *testing.T) {
 			t.Fatalf("no %s: %v", f, err)
 		}
 	}
+	if v, err := loadRuns(opts.Runs); err != nil || v.listing != nil || !v.sum.named {
+		t.Fatalf("the run summary: %+v, %v (want read from its file, some run naming a file)", v, err)
+	}
 	second := Build(context.Background(), ws, opts)
 	if !reflect.DeepEqual(first, second) {
 		t.Fatalf("from the summaries:\n%s\n%v\nfrom the files:\n%s\n%v", second.Text(), second.Problems, first.Text(), first.Problems)
@@ -112,18 +114,5 @@ func TestSummariesAreTheFiles(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("after the changes, the pack lacks %q:\n%s", want, text)
 		}
-	}
-}
-
-func TestRunPathspecs(t *testing.T) {
-	t.Parallel()
-	v := &runsView{sum: &runSummary{paths: []string{"./internal/lex.go", "/home/ann/app/internal/lex.go", "C:/src/x.go", "../up.go", "a[1].go", "internal/lex.go"}}}
-	got := v.pathspecs(".ledger")
-	want := []string{":(glob)**/a\\[1].go", ":(glob)**/internal/lex.go", ":(glob)**/lex.go", ":(glob)**/up.go", ":(glob)**/x.go", ":(exclude).ledger"}
-	if !slices.Equal(got, want) {
-		t.Errorf("pathspecs = %q\nwant %q", got, want)
-	}
-	if got := (&runsView{sum: &runSummary{}}).pathspecs(".ledger"); got != nil {
-		t.Errorf("no paths: %q (git status is not to run)", got)
 	}
 }
