@@ -3,6 +3,7 @@ package prime
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Tokens is prime's token estimate of s: one token per 4 bytes, rounded
@@ -32,10 +33,18 @@ type draft struct {
 // hintLine is the line that says how many lines were left out and how to
 // see them.
 func (d *draft) hintLine(omitted int) string {
-	if d.Hint == "" {
-		return fmt.Sprintf("- %d more %s left out", omitted, d.noun)
+	noun := d.noun
+	if omitted == 1 { // "lines of it", "tasks in progress", "ready tasks"
+		if first, rest, ok := strings.Cut(noun, " "); ok && (first == "lines" || first == "tasks") {
+			noun = strings.TrimSuffix(first, "s") + " " + rest
+		} else {
+			noun = strings.TrimSuffix(noun, "s")
+		}
 	}
-	return fmt.Sprintf("- %d more %s left out: %s", omitted, d.noun, d.Hint)
+	if d.Hint == "" {
+		return fmt.Sprintf("- %d more %s left out", omitted, noun)
+	}
+	return fmt.Sprintf("- %d more %s left out: %s", omitted, noun, d.Hint)
 }
 
 // cost is what the section costs with its first keep lines and the rest

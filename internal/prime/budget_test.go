@@ -83,6 +83,19 @@ func TestCut(t *testing.T) {
 			t.Errorf("got %+v", out[0])
 		}
 	})
+	t.Run("the hint line counts in the singular for one", func(t *testing.T) {
+		for noun, want := range map[string]string{"facts": "- 1 more fact left out: see", "lines of it": "- 1 more line of it left out: see",
+			"tasks in progress": "- 1 more task in progress left out: see", "ready tasks": "- 1 more ready task left out: see"} {
+			d := draft{Section: Section{Hint: "see"}, noun: noun}
+			if got := d.hintLine(1); got != want {
+				t.Errorf("%s: %q, want %q", noun, got, want)
+			}
+		}
+		d := draft{Section: Section{Hint: "see"}, noun: "ready tasks"}
+		if got := d.hintLine(2); got != "- 2 more ready tasks left out: see" {
+			t.Errorf("two: %q", got)
+		}
+	})
 	t.Run("kept facts are printed in their display order", func(t *testing.T) {
 		d := testDraft("a", 3)
 		d.Lines[0].order, d.Lines[1].order, d.Lines[2].order = 2, 0, 1
