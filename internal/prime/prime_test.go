@@ -13,6 +13,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/runs"
 	"github.com/memctl/memctl/internal/tasks"
 	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
@@ -186,5 +187,17 @@ func TestBuildDisabled(t *testing.T) {
 	p := Build(context.Background(), ws, Options{Now: now0})
 	if !p.Disabled || p.Text() != "" || len(p.Sections) != 0 {
 		t.Errorf("got %+v", p)
+	}
+}
+
+// TestBuildNoRunsDirectory: runs on, no .ledger/runs yet, git asked about
+// nothing: an empty pack, no problem.
+func TestBuildNoRunsDirectory(t *testing.T) {
+	ws := testWorkspace(t, map[string]string{".ledger/facts/invariants.md": "# Invariants\n\n- A fact.\n"})
+	ws.Config.Runs.Enabled = true
+	p := Build(context.Background(), ws, Options{Now: now0, Branch: "main",
+		Runs: runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir, Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}})
+	if !strings.Contains(p.Text(), "A fact.") || len(p.Problems) != 0 {
+		t.Errorf("got %q, %v", p.Text(), p.Problems)
 	}
 }

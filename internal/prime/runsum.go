@@ -232,7 +232,7 @@ func loadRuns(store runs.Store) (*runsView, error) {
 		return nil, err
 	}
 	if !exists {
-		return &runsView{store: store, listing: &runs.Listing{}}, nil
+		return &runsView{store: store, listing: &runs.Listing{}, sum: &runSummary{}}, nil
 	}
 	if store.Cache != "" {
 		if s, ok := readRunSummary(runSummaryPath(store), key); ok {

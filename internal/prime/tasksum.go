@@ -98,7 +98,7 @@ func loadSummary(issues, tasksCache string, now time.Time) (*taskSummary, error)
 		return nil, err
 	}
 	if !exists {
-		return &taskSummary{ValidUntil: math.MaxInt64}, nil
+		return &taskSummary{ValidUntil: math.MaxInt64, index: indexHeader()}, nil
 	}
 	head, index := summaryPaths(tasksCache)
 	if tasksCache != "" {
