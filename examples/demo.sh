@@ -64,6 +64,10 @@ run create "Add a /healthz endpoint" -t feature -p 2 --deps discovered-from:kv-a
 run stats
 
 echo
+echo "Session start: what an agent reads first, cut to a token budget (here 300)."
+run prime --budget-tokens 300
+
+echo
 echo "Recall: what do we know? Words and meaning, offline, with file and line."
 run recall "why do the tests flake" -k 3
 run recall "how big may a value be" -k 2 --json

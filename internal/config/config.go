@@ -43,7 +43,7 @@ type Config struct {
 	Runs   Runs   `toml:"runs"`
 	Index  Layer  `toml:"index"`
 	Embed  Embed  `toml:"embed"`
-	Prime  Layer  `toml:"prime"`
+	Prime  Prime  `toml:"prime"`
 	Review Review `toml:"review"`
 	Recall Recall `toml:"recall"`
 }
@@ -89,6 +89,19 @@ func (f Facts) PolicyFor(category string) string {
 type Layer struct {
 	Enabled bool `toml:"enabled"`
 }
+
+// Prime configures memctl prime, the session-start context pack.
+type Prime struct {
+	Enabled bool `toml:"enabled"`
+	// BudgetTokens caps the pack, in prime's token estimate (a token per
+	// 4 bytes of each printed line); memctl prime --budget-tokens
+	// overrides it.
+	BudgetTokens int `toml:"budget_tokens"`
+}
+
+// DefaultPrimeBudget is prime's default token budget: about 8 KB of text,
+// under the 10,000 characters a Claude Code hook may add.
+const DefaultPrimeBudget = 2000
 
 // Runs configures the run records in .ledger/runs.
 type Runs struct {
@@ -160,7 +173,7 @@ func Default(prefix string) Config {
 		Runs:   Runs{Enabled: true, KeepDays: DefaultKeepDays},
 		Index:  Layer{Enabled: true},
 		Embed:  Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
-		Prime:  Layer{Enabled: true},
+		Prime:  Prime{Enabled: true, BudgetTokens: DefaultPrimeBudget},
 		Review: Review{StaleDays: 14},
 		Recall: Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
 	}
@@ -305,6 +318,9 @@ func (c *Config) validate(name string) error {
 	if c.Review.StaleDays < 0 {
 		return &Error{File: name, Key: "review.stale_days", Message: fmt.Sprintf("must be 0 (never stale) or more, not %d", c.Review.StaleDays)}
 	}
+	if c.Prime.BudgetTokens <= 0 {
+		return &Error{File: name, Key: "prime.budget_tokens", Message: fmt.Sprintf("must be a positive number of tokens, not %d", c.Prime.BudgetTokens)}
+	}
 	if c.Runs.KeepDays < 0 {
 		return &Error{File: name, Key: "runs.keep_days", Message: fmt.Sprintf("must be 0 (keep every run) or more days, not %d", c.Runs.KeepDays)}
 	}
@@ -410,7 +426,7 @@ func knownKeys() []string {
 		"tasks", "tasks.enabled", "tasks.prefix",
 		"runs", "runs.enabled", "runs.keep_days", "index", "index.enabled",
 		"embed", "embed.provider", "embed.model", "embed.url", "embed.api_key_env", "embed.batch",
-		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled",
+		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled", "prime.budget_tokens",
 		"facts.policy", "review", "review.stale_days",
 		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}

@@ -112,6 +112,24 @@ func TestParse(t *testing.T) {
 			t.Errorf("negative: %v", err)
 		}
 	})
+	t.Run("prime budget_tokens defaults to 2000 and must be positive", func(t *testing.T) {
+		cfg, _, err := Parse([]byte("[prime]\nenabled = true\n"), "c.toml", base)
+		if err != nil || cfg.Prime.BudgetTokens != 2000 || !cfg.Prime.Enabled {
+			t.Errorf("default: %+v, %v", cfg.Prime, err)
+		}
+		cfg, warns, err := Parse([]byte("[prime]\nbudget_tokens = 500\n"), "c.toml", base)
+		if err != nil || cfg.Prime.BudgetTokens != 500 || len(warns) != 0 {
+			t.Errorf("500: %+v, %v, %v", cfg.Prime, warns, err)
+		}
+		_, _, err = Parse([]byte("[prime]\n\nbudget_tokens = 0\n"), "c.toml", base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "prime.budget_tokens" || ce.Line != 3 {
+			t.Errorf("0: %v", err)
+		}
+		if !strings.Contains(string(Template("x")), "\nbudget_tokens = 2000\n") {
+			t.Error("the template does not write budget_tokens = 2000")
+		}
+	})
 	t.Run("runs consolidate is off unless set", func(t *testing.T) {
 		cfg, warns, err := Parse([]byte("[runs]\nenabled = true\n"), "c.toml", base)
 		if err != nil || cfg.Runs.Consolidate || len(warns) != 0 {

@@ -94,6 +94,9 @@ run_half_life_days = %.1f
 [prime]
 # Session-start context from "memctl prime".
 enabled = %t
+# The pack's size in tokens, estimated as one token per 4 bytes of each
+# line; past it, the least important lines are left out and counted.
+budget_tokens = %d
 
 [review]
 # memctl check warns about pending proposals older than this many days
@@ -104,5 +107,5 @@ stale_days = %d
 		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
 		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
-		d.Prime.Enabled, d.Review.StaleDays)
+		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays)
 }

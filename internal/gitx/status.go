@@ -18,6 +18,22 @@ func Changed(ctx context.Context, root string) ([]string, error) {
 	return parseStatus(out), nil
 }
 
+// ChangedOutside is Changed without the files under the given
+// directories (slash-separated, relative to the root): git neither
+// refreshes nor scans them, which on a repository of thousands of memctl
+// records (.ledger/runs) halves the time git status takes.
+func ChangedOutside(ctx context.Context, root string, dirs ...string) ([]string, error) {
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."}
+	for _, d := range dirs {
+		args = append(args, ":(exclude)"+d)
+	}
+	out, err := Git(ctx, root, args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseStatus(out), nil
+}
+
 // parseStatus reads git status --porcelain=v1 -z: "XY path" entries ended
 // by NUL, a rename's or copy's entry followed by its source path.
 func parseStatus(out string) []string {

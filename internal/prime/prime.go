@@ -5,16 +5,22 @@
 //
 // Build never fails: a part it cannot read is left out and named in the
 // pack's Problems, so that a broken file never takes an agent's session
-// start down. It takes no lock and never writes to the working tree.
+// start down. It takes no lock and never writes to the working tree; the
+// only files it may write are derived caches under the git directory.
 package prime
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/runs"
 )
+
+// RejectedWindow is how far back prime shows rejected proposals.
+const RejectedWindow = 14 * 24 * time.Hour
 
 // Options are what a front-end decides; the workspace gives the rest.
 type Options struct {
@@ -22,43 +28,57 @@ type Options struct {
 	// workspace's [prime] budget_tokens.
 	BudgetTokens int
 	// MaxChars, when > 0, also caps the rendered text (a hook's output
-	// limit: Claude Code keeps 10,000 characters).
+	// limit: Claude Code keeps 10,000 characters). The budget becomes
+	// at most MaxChars/4 tokens, so Text is at most MaxChars bytes.
 	MaxChars int
-	// Files are the files to warn about; nil asks git status.
+	// Files are the files to warn about, relative to the repository
+	// root; nil asks git status (leaving out .ledger/ and .beads/), an
+	// empty list warns about nothing.
 	Files []string
-	// Actor is who the pack is for (in-progress tasks, pins, last session).
+	// Actor is who the pack is for (in-progress tasks, pins).
 	Actor string
-	// Branch is the current branch, for the actor's last session; "" when
-	// detached or unknown.
+	// Branch is the current branch, for the last session; "" when
+	// detached or unknown (no last session is shown).
 	Branch string
 	// PersonalPrefs is the user's own preferences file ("" for none).
 	PersonalPrefs string
-	// TasksCache is the task graph's derived cache file.
+	// TasksCache is the task graph's derived cache file; prime keeps its
+	// own summary of the graph next to it ("" for neither).
 	TasksCache string
 	// Runs is the run store, with its list cache.
 	Runs runs.Store
-	// PinsDir is where the actors' pins are kept (under the git directory).
+	// PinsDir is where the actors' pins are kept (under the git
+	// directory); "" shows no pins.
 	PinsDir string
 	Now     time.Time
 }
 
 // Pack is the context pack: sections in the order they are printed.
 type Pack struct {
+	// Disabled is set when [prime] enabled = false: the pack is empty.
+	Disabled bool
+	// BudgetTokens is the budget the pack was cut to (MaxChars included).
 	BudgetTokens int
 	Tokens       int // the sum of the sections' tokens
 	Sections     []Section
 	Problems     []Problem
 }
 
-// Section is one part of the pack. Lines that did not fit the budget are
-// counted in Omitted, and Hint says how to see them.
+// Section is one part of the pack. Lines that did not fit the budget (or
+// past a section's own limit, such as ReadyLimit) are counted in
+// Omitted, and Hint says how to see them.
 type Section struct {
 	Name    string // facts, pins, last_session, preferences, in_progress, ready, rejected, proposals, warnings
-	Title   string
+	Title   string // "" for a section that is one line (proposals)
 	Lines   []Line
-	Tokens  int
+	Tokens  int // what the section costs: title, lines, hint line and the blank line after it
 	Omitted int
-	Hint    string
+	Hint    string // the command that shows every line
+	// Dropped is set when not even the section's summary fit the budget:
+	// it is not printed, and Omitted counts all its lines.
+	Dropped bool
+
+	more string // the printed hint line, when Omitted > 0
 }
 
 // Line is one line of the pack with the id it comes from (a fact, task,
@@ -67,6 +87,8 @@ type Line struct {
 	ID     string
 	Text   string
 	Tokens int
+
+	order int // facts: the place in the ledger, for printing
 }
 
 // Problem is a part of the workspace prime could not read; it was left
@@ -79,12 +101,61 @@ type Problem struct {
 
 // Build gathers the pack for opts.Actor at opts.Now.
 func Build(ctx context.Context, ws *config.Workspace, opts Options) *Pack {
-	_ = ctx
-	_ = ws
-	return &Pack{BudgetTokens: opts.BudgetTokens}
+	budget := opts.BudgetTokens
+	if budget <= 0 {
+		budget = ws.Config.Prime.BudgetTokens
+	}
+	if opts.MaxChars > 0 {
+		budget = min(budget, opts.MaxChars/4)
+	}
+	p := &Pack{BudgetTokens: budget, Sections: []Section{}}
+	if !ws.Config.Prime.Enabled {
+		p.Disabled = true
+		return p
+	}
+	g := gather(ctx, ws, opts)
+	p.Sections = cut(g.drafts(ws, opts), budget)
+	for _, s := range p.Sections {
+		p.Tokens += s.Tokens
+	}
+	p.Problems = g.problems()
+	return p
 }
 
-// Text renders the pack as the plain text an agent reads.
+// Text renders the pack as the plain text an agent reads: each printed
+// section's title, its lines and its hint line, then a blank line.
 func (p *Pack) Text() string {
-	return ""
+	var b strings.Builder
+	for _, s := range p.Sections {
+		if s.Dropped || (len(s.Lines) == 0 && s.more == "") {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if s.Title != "" {
+			b.WriteString(s.Title)
+			b.WriteByte('\n')
+		}
+		for _, l := range s.Lines {
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		}
+		if s.more != "" {
+			b.WriteString(s.more)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// newLine is a line with its cost.
+func newLine(id, text string) Line { return Line{ID: id, Text: text, Tokens: lineTokens(text)} }
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -74,13 +74,23 @@ func (r *Record) Failed() bool {
 // whose signature those failures met. It reads the list cache, so it is
 // cheap enough for every session start; no files asks nothing.
 func (s Store) Warn(req WarnRequest) (WarnResult, error) {
-	res := WarnResult{Files: cleanFiles(req.Files)}
-	if len(res.Files) == 0 {
-		return res, nil
+	if len(cleanFiles(req.Files)) == 0 {
+		return WarnResult{Files: cleanFiles(req.Files)}, nil
 	}
 	l, err := s.List(Filter{})
 	if err != nil {
-		return res, err
+		return WarnResult{Files: cleanFiles(req.Files)}, err
+	}
+	return WarnListed(l, req)
+}
+
+// WarnListed is Warn over runs already listed (List with no filter), for
+// a caller that needs the list for more than the warnings (memctl prime):
+// the list is read once. The listing's problems are the result's.
+func WarnListed(l Listing, req WarnRequest) (WarnResult, error) {
+	res := WarnResult{Files: cleanFiles(req.Files)}
+	if len(res.Files) == 0 {
+		return res, nil
 	}
 	res.Problems = l.Problems
 	books, err := readPlaybooks(req.PlaybooksDir, req.PlaybooksRel)

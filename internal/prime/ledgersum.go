@@ -1,0 +1,207 @@
+package prime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/ledger"
+	"github.com/memctl/memctl/internal/proposal"
+)
+
+// Parsing the facts files (Markdown) and decoding a thousand proposal
+// files cost prime about 20 ms, for what changes only when someone
+// writes a fact or a proposal. So prime keeps what it takes from them —
+// the facts of the files it uses, the problems of the others, and of the
+// proposals only what it shows (approval times, rejections, the pending
+// ones) — in a derived file next to the task cache, for facts files of
+// exactly these names, sizes, modification times and inodes (people edit
+// them in place), and a proposals directory of this size and
+// modification time: memctl writes a proposal by renaming a new file
+// over it and git checks one out by creating it, and either changes the
+// directory (checking a thousand files' stamps cost more than the rest of
+// prime). A proposal file edited in place by hand is seen once the
+// directory changes. Anything that does not match is read again.
+const (
+	ledgerSummaryMagic = "MCPL"
+	// ledgerSummaryVersion 1: the first format.
+	ledgerSummaryVersion = 1
+)
+
+// ledgerKey is the stamps of the facts files, sorted by name, and of the
+// proposals directory.
+func ledgerKey(ws *config.Workspace) ([]byte, error) {
+	stamps, err := fsx.Stamps(ws.Path(config.FactsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	slices.SortFunc(stamps, func(a, b fsx.Stamp) int { return strings.Compare(a.Name, b.Name) })
+	b := binary.AppendUvarint(nil, uint64(len(stamps)))
+	for _, s := range stamps {
+		b = appendString(b, s.Name)
+		b = binary.AppendVarint(b, s.Size)
+		b = binary.AppendVarint(b, s.ModTime)
+		b = binary.AppendUvarint(b, s.Ino)
+	}
+	fi, err := os.Lstat(ws.Path(config.ProposalsDir))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return append(b, 0), nil
+	case err != nil:
+		return nil, err
+	}
+	b = append(b, 1)
+	b = binary.AppendVarint(b, fi.Size())
+	return binary.AppendVarint(b, fi.ModTime().UnixNano()), nil
+}
+
+// cacheDir is where prime keeps its derived files: with the task cache,
+// else with the run list's cache; "" keeps none.
+func cacheDir(opts Options) string {
+	switch {
+	case opts.TasksCache != "":
+		return filepath.Dir(opts.TasksCache)
+	case opts.Runs.Cache != "":
+		return filepath.Dir(opts.Runs.Cache)
+	}
+	return ""
+}
+
+// readLedger fills the facts and proposals parts, from the summary when it
+// holds, else from the files (and stores the summary).
+func (g *gathered) readLedger(ws *config.Workspace, opts Options) {
+	dir := cacheDir(opts)
+	key, err := ledgerKey(ws)
+	if dir != "" && err == nil {
+		if g.decodeLedger(filepath.Join(dir, "prime-ledger.cache"), key) {
+			return
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { g.readFacts(ws) })
+	g.readProposals(ws)
+	wg.Wait()
+	if dir == "" || err != nil || g.facts == nil || g.proposalsBroken {
+		return // what could not be read is read, and reported, again
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		_ = fsx.WriteDerived(filepath.Join(dir, "prime-ledger.cache"), g.encodeLedger(key))
+	}
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return binary.AppendVarint(b, 0)
+	}
+	return binary.AppendVarint(b, t.UnixNano())
+}
+
+func (d *decoder) time() time.Time {
+	n := d.varint()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func appendProblems(b []byte, ps []Problem) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = appendString(b, p.Part)
+		b = appendString(b, p.Where)
+		b = appendString(b, p.Message)
+	}
+	return b
+}
+
+func (d *decoder) problems() []Problem {
+	var out []Problem
+	for n := d.count(); n > 0; n-- {
+		out = append(out, Problem{Part: d.str(), Where: d.str(), Message: d.str()})
+	}
+	return out
+}
+
+// encodeLedger writes the facts files used (category, path, facts) and
+// the proposals prime shows something of.
+func (g *gathered) encodeLedger(key []byte) []byte {
+	b := []byte(ledgerSummaryMagic)
+	b = binary.LittleEndian.AppendUint32(b, ledgerSummaryVersion)
+	b = appendString(b, string(key))
+	b = binary.AppendUvarint(b, uint64(len(g.facts.Files)))
+	for _, f := range g.facts.Files {
+		b = appendString(b, f.Category)
+		b = appendString(b, f.Path)
+		b = binary.AppendUvarint(b, uint64(len(f.Facts)))
+		for _, x := range f.Facts {
+			b = appendString(b, x.ID)
+			b = appendString(b, x.Text)
+			b = binary.AppendUvarint(b, uint64(x.Line))
+		}
+	}
+	b = appendProblems(b, g.probs[partFacts])
+	b = binary.AppendUvarint(b, uint64(g.pending))
+	b = appendMap(b, g.approved, appendTime)
+	b = binary.AppendUvarint(b, uint64(len(g.rejected)))
+	for _, p := range g.rejected {
+		for _, s := range []string{p.ID, p.Kind, p.Action, p.Category, p.Content, p.Signature, p.Feedback} {
+			b = appendString(b, s)
+		}
+		b = appendTime(b, *p.ReviewedAt)
+	}
+	return appendProblems(b, g.probs[partProposals])
+}
+
+// decodeLedger reads the summary at p if it holds for key.
+func (g *gathered) decodeLedger(p string, key []byte) bool {
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) < 8 || !bytes.HasPrefix(data, []byte(ledgerSummaryMagic)) ||
+		binary.LittleEndian.Uint32(data[4:]) != ledgerSummaryVersion {
+		return false
+	}
+	d := decoder{b: data[8:]}
+	if d.str() != string(key) || d.bad {
+		return false
+	}
+	l := &ledger.Ledger{}
+	for n := d.count(); n > 0; n-- {
+		f := &ledger.File{Category: d.str(), Path: d.str()}
+		for m := d.count(); m > 0; m-- {
+			x := ledger.Fact{ID: d.str(), Text: d.str(), Category: f.Category, File: f.Path}
+			x.Line = int(d.uvarint())
+			f.Facts = append(f.Facts, x)
+		}
+		l.Files = append(l.Files, f)
+	}
+	factProblems := d.problems()
+	pending := int(d.uvarint())
+	approved := map[string]time.Time{}
+	for n := d.count(); n > 0; n-- {
+		k := d.str()
+		approved[k] = d.time()
+	}
+	var rejected []*proposal.Proposal
+	for n := d.count(); n > 0; n-- {
+		p := &proposal.Proposal{ID: d.str(), Kind: d.str(), Action: d.str(), Category: d.str(), Content: d.str(),
+			Signature: d.str(), Feedback: d.str(), Status: proposal.StatusRejected}
+		at := d.time()
+		p.ReviewedAt = &at
+		rejected = append(rejected, p)
+	}
+	propProblems := d.problems()
+	if d.bad || len(d.b) != 0 {
+		return false
+	}
+	g.facts, g.pending, g.approved, g.rejected = l, pending, approved, rejected
+	g.probs[partFacts], g.probs[partProposals] = factProblems, propProblems
+	return true
+}
