@@ -14,19 +14,23 @@ import (
 // bumped when the block's meaning changes; an older block is "outdated"
 // and `memctl init` replaces it.
 const (
-	BeginMarker = "<!-- memctl:begin v2 -->"
+	BeginMarker = "<!-- memctl:begin v3 -->"
 	EndMarker   = "<!-- memctl:end -->"
 )
 
 // blockBody is what an agent is told. It stays short, and names only
-// commands this memctl has: v1 named `memctl prime` before it existed.
+// commands this memctl has (v1 named memctl prime before it existed; v2
+// pointed at facts and ready instead; v3 names prime again, now that it
+// is there). The dynamic part is what memctl prime prints.
 const blockBody = `## Project memory (memctl)
 
 This repository keeps agent memory in plain files, managed by ` + "`memctl`" + `:
-human-verified facts in ` + "`.ledger/facts/`" + `, tasks in ` + "`.beads/issues.jsonl`" + `.
+human-verified facts in ` + "`.ledger/facts/`" + `, tasks in ` + "`.beads/issues.jsonl`" + `,
+run records in ` + "`.ledger/runs/`" + `.
 
-- Start every session with ` + "`memctl facts`" + ` (what the team has verified; follow it) and
-  ` + "`memctl ready --json`" + ` (tasks you can start now).
+- Start every session, and again after a compaction, with ` + "`memctl prime`" + `: the verified
+  facts (follow them), your tasks in progress, ready tasks and warnings, with ids.
+  ` + "`memctl ready --json`" + ` lists the tasks you can start now.
 - Claim a task with ` + "`memctl update <id> --claim`" + `; finish it with ` + "`memctl close <id> --reason \"…\"`" + `.
 - Search what is known with ` + "`memctl recall \"<query>\" --json`" + `.
 - Never edit ` + "`.ledger/facts/`" + ` yourself. To add or change a fact, file a proposal:
@@ -35,6 +39,7 @@ human-verified facts in ` + "`.ledger/facts/`" + `, tasks in ` + "`.beads/issues
   Will the next session need it? Task notes (` + "`memctl update <id> --append-notes \"…\"`" + `).
   Otherwise it stays in your context.
 - memctl refuses text that looks like a secret; never put credentials in memory.
+- The full guide, with JSON examples: ` + "`memctl help agents`" + `.
 `
 
 // Block returns the managed block, markers included, with LF endings and

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/docs"
 	"github.com/memctl/memctl/internal/agents"
 )
 
@@ -13,10 +14,28 @@ import (
 // binary, with flags it accepts (v1 told agents to run memctl prime before
 // prime existed).
 func TestAgentsBlockNamesOnlyCommandsThatExist(t *testing.T) {
+	assertCommandsExist(t, agents.Block())
+}
+
+// TestAgentGuideNamesOnlyCommandsThatExist: the same for the agent guide
+// (memctl help agents), its inline commands and its console examples.
+func TestAgentGuideNamesOnlyCommandsThatExist(t *testing.T) {
+	text, ok := docs.Text("agents")
+	if !ok {
+		t.Fatal("no agents guide")
+	}
+	// Console lines ($ memctl …, continued with a backslash) read as spans.
+	text = strings.ReplaceAll(text, "\\\n   ", "")
+	text = regexp.MustCompile(`(?m)^\$ (memctl [^|\n]+)`).ReplaceAllString(text, "`$1`")
+	assertCommandsExist(t, text)
+}
+
+func assertCommandsExist(t *testing.T, text string) {
+	t.Helper()
 	root := newRootCmd(&Env{Getenv: func(string) string { return "" }})
-	spans := regexp.MustCompile("`(memctl [^`]+)`").FindAllStringSubmatch(agents.Block(), -1)
+	spans := regexp.MustCompile("`(memctl [^`]+)`").FindAllStringSubmatch(text, -1)
 	if len(spans) < 5 {
-		t.Fatalf("found %d commands in the block; the pattern no longer matches it", len(spans))
+		t.Fatalf("found %d commands; the pattern no longer matches the text", len(spans))
 	}
 	for _, m := range spans {
 		words := strings.Fields(m[1])[1:]
