@@ -161,12 +161,6 @@ func IndexDir(ws *config.Workspace) string {
 	return filepath.Join(ws.Repo.CommonDir, "memctl")
 }
 
-// PinsDir is where the actors' pins are kept: in the git directory shared
-// by the worktrees, never committed.
-func PinsDir(ws *config.Workspace) string {
-	return filepath.Join(ws.Repo.CommonDir, "memctl", "pins")
-}
-
 // Sources is what recall searches: the kinds of the enabled layers.
 func Sources(ws *config.Workspace) []index.Source {
 	var out []index.Source
@@ -326,7 +320,7 @@ func (s *Session) PrimeOptions() prime.Options {
 		PersonalPrefs: config.UserPreferencesPath(s.opts.Getenv),
 		TasksCache:    TasksCachePath(ws),
 		Runs:          RunStore(ws),
-		PinsDir:       PinsDir(ws),
+		PinsDir:       prime.PinsDir(ws),
 		Now:           s.Now(),
 	}
 }

@@ -39,6 +39,12 @@ func assertCommandsExist(t *testing.T, text string) {
 	}
 	for _, m := range spans {
 		words := strings.Fields(m[1])[1:]
+		if len(words) == 2 && words[0] == "help" {
+			if _, ok := docs.Text(words[1]); !ok {
+				t.Errorf("%q: no such help topic", m[1])
+			}
+			continue
+		}
 		var args []string
 		var flags []string
 		for _, w := range words {

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/hooks"
 	"github.com/memctl/memctl/internal/prime"
 	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
@@ -125,27 +123,14 @@ func hookContext(ctx context.Context, env *Env, in runtranscript.HookInput, warn
 	if !ok {
 		return ""
 	}
-	pack := prime.Build(ctx, ws, hookPrimeOptions(env, ws))
+	opts := env.primeOptions(ws)
+	opts.MaxChars = hooks.MaxContext
+	pack := prime.Build(ctx, ws, opts)
 	if n := len(pack.Problems); n > 0 {
 		p := pack.Problems[0]
 		warn("the context pack leaves out what it could not read (%d parts; first %s %s: %s); memctl prime says more", n, p.Part, p.Where, p.Message)
 	}
 	return hooks.CutContext(pack.Text(), hooks.MaxContext)
-}
-
-// hookPrimeOptions are memctl prime's options for the actor, capped to
-// what a hook may print.
-func hookPrimeOptions(env *Env, ws *config.Workspace) prime.Options {
-	return prime.Options{
-		MaxChars:      hooks.MaxContext,
-		Actor:         env.actor(ws).Name,
-		Branch:        ws.Repo.Branch(),
-		PersonalPrefs: config.UserPreferencesPath(env.Getenv),
-		TasksCache:    tasksCachePath(ws),
-		Runs:          runStore(ws),
-		PinsDir:       filepath.Join(ws.Repo.CommonDir, "memctl", "pins"),
-		Now:           env.Now(),
-	}
 }
 
 // oneLineWriter passes on the first line written to w and drops the rest: a

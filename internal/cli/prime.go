@@ -90,18 +90,10 @@ func runPrime(ctx context.Context, env *Env, opts primeOptions) error {
 }
 
 // primeOptions are the options of a pack for the actor at the current
-// time, with every path the workspace gives; the caller sets the budget,
-// MaxChars and Files.
+// time, as every front-end builds them (app.Session.PrimeOptions); the
+// caller sets the budget, MaxChars and Files.
 func (e *Env) primeOptions(ws *config.Workspace) prime.Options {
-	return prime.Options{
-		Actor:         e.actor(ws).Name,
-		Branch:        ws.Repo.Branch(),
-		PersonalPrefs: config.UserPreferencesPath(e.Getenv),
-		TasksCache:    tasksCachePath(ws),
-		Runs:          runStore(ws),
-		PinsDir:       prime.PinsDir(ws),
-		Now:           e.Now(),
-	}
+	return e.session(ws).PrimeOptions()
 }
 
 func writePrime(out io.Writer, p *prime.Pack, asJSON bool) error {
