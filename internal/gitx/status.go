@@ -10,8 +10,11 @@ import (
 // root: modified, staged, added, deleted, renamed (both names) and
 // untracked (each file, not its directory), relative to the repository
 // root with slashes, sorted, once each. Ignored files are not listed.
+// git runs with --no-optional-locks: it neither takes index.lock nor
+// writes refreshed stat data back, since memctl reads from hooks beside
+// the user's own git commands, which would fail on that lock.
 func Changed(ctx context.Context, root string) ([]string, error) {
-	out, err := Git(ctx, root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, err := Git(ctx, root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +26,7 @@ func Changed(ctx context.Context, root string) ([]string, error) {
 // refreshes nor scans them, which on a repository of thousands of memctl
 // records (.ledger/runs) halves the time git status takes.
 func ChangedOutside(ctx context.Context, root string, dirs ...string) ([]string, error) {
-	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."}
+	args := []string{"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."}
 	for _, d := range dirs {
 		args = append(args, ":(exclude)"+d)
 	}

@@ -79,7 +79,14 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 	}
 	if cfg.Runs.Enabled {
 		g.changed = opts.Files
-		fns = append(fns, func() { g.readRuns(ctx, ws, opts) })
+		var changed func() ([]string, error)
+		if opts.Files == nil {
+			// git status is the slowest part (a process reading the git
+			// index): start it now, beside the rest, and wait for it only
+			// once the runs say it is needed.
+			changed = startChanged(ctx, ws)
+		}
+		fns = append(fns, func() { g.readRuns(ws, opts, changed) })
 	}
 	if opts.PinsDir != "" && opts.Actor != "" {
 		fns = append(fns, func() { g.readPins(opts) })
@@ -191,9 +198,9 @@ func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 	g.summary = s
 }
 
-// readRuns reads the runs and, without opts.Files, asks git status which
-// of the files they named are changed.
-func (g *gathered) readRuns(ctx context.Context, ws *config.Workspace, opts Options) {
+// readRuns reads the runs and, given changed (git status started by
+// gather), which of the files they named are changed.
+func (g *gathered) readRuns(ws *config.Workspace, opts Options, changed func() ([]string, error)) {
 	v, err := loadRuns(opts.Runs)
 	if err != nil {
 		g.problem(partRuns, opts.Runs.Rel, err, "no runs are shown")
@@ -203,25 +210,35 @@ func (g *gathered) readRuns(ctx context.Context, ws *config.Workspace, opts Opti
 		g.problem(partRuns, "", errors.New(p), "that run is left out")
 	}
 	g.runs = v
-	if opts.Files == nil {
-		g.readChanged(ctx, ws, v)
-	}
-}
-
-// readChanged asks git status for the files to warn about, leaving out
-// memctl's own files (what a session records is not code that broke),
-// which git then neither refreshes nor scans. When no run named a file
-// there is nothing to warn about, and git is not asked.
-func (g *gathered) readChanged(ctx context.Context, ws *config.Workspace, v *runsView) {
-	if !v.sum.named {
+	if changed == nil || !v.sum.named {
+		// When no run named a file there is nothing to warn about, and
+		// git's answer is not waited for.
 		return
 	}
-	files, err := gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
+	files, err := changed()
 	if err != nil {
 		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return
 	}
 	g.changed = files
+}
+
+// startChanged starts git status for the files to warn about, leaving out
+// memctl's own files (what a session records is not code that broke),
+// which git then neither refreshes nor scans, and returns the wait for
+// its answer.
+func startChanged(ctx context.Context, ws *config.Workspace) func() ([]string, error) {
+	var files []string
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		files, err = gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
+	}()
+	return func() ([]string, error) {
+		<-done
+		return files, err
+	}
 }
 
 func (g *gathered) readPins(opts Options) {
