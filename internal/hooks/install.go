@@ -385,8 +385,12 @@ func (rt *Runtime) strip(root *object) {
 				continue
 			}
 			g, ok := item.(*object)
+			if !ok {
+				kept = append(kept, item) // not a group: not memctl's, kept as it is
+				continue
+			}
 			handlers, isList := g.vals["hooks"].([]any)
-			if !ok || !isList {
+			if !isList {
 				kept = append(kept, item)
 				continue
 			}

@@ -393,3 +393,34 @@ func TestRuntimeTable(t *testing.T) {
 		}
 	}
 }
+
+func TestNonObjectsInAnEventArrayAreKept(t *testing.T) {
+	for _, name := range []string{"claude", "cursor"} {
+		t.Run(name, func(t *testing.T) {
+			p := project(t)
+			rt := mustLookup(t, name)
+			abs, _ := rt.File(p)
+			ev, cmd := rt.hooks[0].Event, rt.hooks[0].Command
+			var handler string
+			if rt.flat {
+				handler = `{"command":"` + cmd + `"}`
+			} else {
+				handler = `{"hooks":[{"type":"command","command":"` + cmd + `"}]}`
+			}
+			write(t, abs, `{"hooks":{"`+ev+`":[null,"x",3,[],`+handler+`]}}`)
+			if _, err := Install(rt, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := Status(rt, p); got.State != Installed {
+				t.Fatalf("after install: %+v", got)
+			}
+			if _, err := Uninstall(rt, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			got := read(t, abs)
+			if !strings.Contains(got, "null,\n      \"x\",\n      3,\n      []\n") || strings.Contains(got, "memctl") {
+				t.Errorf("after uninstall:\n%s", got)
+			}
+		})
+	}
+}
