@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/fsx"
@@ -134,8 +136,8 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 // setHooks puts memctl's entries into root (on) or takes them out.
 func (rt *Runtime) setHooks(root *object, on bool) error {
 	st, err := rt.state(root)
-	if err != nil || on && st == Installed {
-		return err
+	if err != nil || on && st == Installed || !on && st == NotInstalled {
+		return err // nothing to do: the file stays as it is
 	}
 	rt.strip(root)
 	if on {
@@ -234,24 +236,47 @@ func isEmpty(root *object, version int) bool {
 	return version != 0 && len(root.keys) == 1 && ok && equal(v, version)
 }
 
-// IsMemctl reports whether a hook command runs memctl: its program is
-// memctl, by name or by a path (memctl.exe too).
-func IsMemctl(command string) bool {
-	f := strings.Fields(command)
-	if len(f) == 0 {
-		return false
-	}
-	base := strings.ToLower(path.Base(strings.ReplaceAll(strings.Trim(f[0], `"'`), `\`, "/")))
+// isMemctl reports whether a command's program is memctl, by name or by a
+// path (memctl.exe too).
+func isMemctl(program string) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(strings.Trim(program, `"'`), `\`, "/")))
 	return strings.TrimSuffix(base, ".exe") == "memctl"
 }
 
-func isOurs(handler any) bool {
+// commandWords are a handler's command split at white space, followed by
+// its args (the exec form: "command": "memctl", "args": ["hook", …]).
+func commandWords(o *object) []string {
+	cmd, _ := o.vals["command"].(string)
+	words := strings.Fields(cmd)
+	args, _ := o.vals["args"].([]any)
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			words = append(words, s)
+		}
+	}
+	return words
+}
+
+// isOurs reports whether handler, in event's array, is one memctl owns:
+// on an event install hooks, `memctl hook <this runtime> …` (memctl by any
+// path) or `memctl flush …`, the line docs/runs.md had people paste before
+// install existed. A user's own memctl command (memctl recall on
+// UserPromptSubmit), or one on another event, is not memctl's to change.
+func (rt *Runtime) isOurs(event string, handler any) bool {
 	o, ok := handler.(*object)
-	if !ok {
+	if !ok || !rt.installs(event) {
 		return false
 	}
-	cmd, _ := o.vals["command"].(string)
-	return IsMemctl(cmd)
+	w := commandWords(o)
+	if len(w) < 2 || !isMemctl(w[0]) {
+		return false
+	}
+	return w[1] == "flush" || len(w) >= 3 && w[1] == "hook" && w[2] == rt.Name
+}
+
+// installs reports whether install hooks memctl to event.
+func (rt *Runtime) installs(event string) bool {
+	return slices.ContainsFunc(rt.hooks, func(e hookEntry) bool { return e.Event == event })
 }
 
 // hooksObject is root's "hooks" object (nil when there is none), or an
@@ -287,7 +312,7 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 		list, _ := h.vals[ev].([]any)
 		for _, item := range list {
 			if rt.flat {
-				if isOurs(item) {
+				if rt.isOurs(ev, item) {
 					out = append(out, found{event: ev, handler: item})
 				}
 				continue
@@ -299,7 +324,7 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 			m, hasM := g.get("matcher")
 			handlers, _ := g.vals["hooks"].([]any)
 			for _, x := range handlers {
-				if isOurs(x) {
+				if rt.isOurs(ev, x) {
 					out = append(out, found{event: ev, matcher: m, hasM: hasM, handler: x})
 				}
 			}
@@ -317,10 +342,8 @@ func (rt *Runtime) state(root *object) (string, error) {
 	if len(got) != len(rt.hooks) {
 		return Outdated, nil
 	}
-	if rt.version != 0 {
-		if v, ok := root.get("version"); !ok || !equal(v, rt.version) {
-			return Outdated, nil
-		}
+	if !rt.versionOK(root) {
+		return Outdated, nil
 	}
 	for _, want := range rt.hooks {
 		match := false
@@ -335,6 +358,18 @@ func (rt *Runtime) state(root *object) (string, error) {
 		}
 	}
 	return Installed, nil
+}
+
+// versionOK reports whether root carries the version rt's file must
+// (Cursor: 1), or a later one, which is the runtime's to write and is
+// left alone.
+func (rt *Runtime) versionOK(root *object) bool {
+	if rt.version == 0 {
+		return true
+	}
+	v, _ := root.get("version")
+	n, err := strconv.Atoi(numText(v))
+	return err == nil && n >= rt.version
 }
 
 // matcherOK reports whether g's group has the matcher install gives it.
@@ -358,26 +393,31 @@ func (rt *Runtime) handler(e hookEntry) *object {
 	if e.Timeout > 0 {
 		h.set("timeout", e.Timeout)
 	}
+	if e.Async {
+		h.set("async", true)
+	}
 	return h
 }
 
-// strip removes every memctl handler from root; a group, an event's array
-// and the hooks object that held only memctl's handlers go too.
+// strip removes memctl's handlers (isOurs) from root; a group, an event's
+// array and the hooks object that held only memctl's handlers go too. A
+// hooks object that was empty before stays.
 func (rt *Runtime) strip(root *object) {
 	h, _ := rt.hooksObject(root)
 	if h == nil {
 		return
 	}
+	stripped := false
 	for _, ev := range append([]string(nil), h.keys...) {
 		list, ok := h.vals[ev].([]any)
-		if !ok {
+		if !ok || !rt.installs(ev) {
 			continue
 		}
 		kept := make([]any, 0, len(list))
 		removed := false
 		for _, item := range list {
 			if rt.flat {
-				if isOurs(item) {
+				if rt.isOurs(ev, item) {
 					removed = true
 					continue
 				}
@@ -396,7 +436,7 @@ func (rt *Runtime) strip(root *object) {
 			}
 			rest := make([]any, 0, len(handlers))
 			for _, x := range handlers {
-				if !isOurs(x) {
+				if !rt.isOurs(ev, x) {
 					rest = append(rest, x)
 				}
 			}
@@ -410,6 +450,7 @@ func (rt *Runtime) strip(root *object) {
 				kept = append(kept, g)
 			}
 		}
+		stripped = stripped || removed
 		switch {
 		case !removed:
 		case len(kept) == 0:
@@ -418,14 +459,14 @@ func (rt *Runtime) strip(root *object) {
 			h.set(ev, kept)
 		}
 	}
-	if len(h.keys) == 0 {
+	if stripped && len(h.keys) == 0 {
 		root.del("hooks")
 	}
 }
 
 // add appends memctl's entries to root, which holds none.
 func (rt *Runtime) add(root *object) {
-	if rt.version != 0 {
+	if rt.version != 0 && !rt.versionOK(root) {
 		if _, ok := root.get("version"); !ok {
 			root.setFirst("version", rt.version)
 		} else {

@@ -141,7 +141,8 @@ func TestInstallReplacesOlderEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := read(t, path)
-	if strings.Contains(got, "memctl flush") || strings.Contains(got, `"Stop"`) || !strings.Contains(got, `"other"`) {
+	// Stop is not an event install hooks: its memctl flush is the user's.
+	if strings.Count(got, "memctl flush") != 1 || !strings.Contains(got, `"Stop"`) || !strings.Contains(got, `"other"`) {
 		t.Errorf("older entries not replaced, or another's lost:\n%s", got)
 	}
 	if st := Status(rt, p); st.State != Installed {
@@ -367,19 +368,134 @@ func TestOpenCodePlugin(t *testing.T) {
 	}
 }
 
-func TestIsMemctl(t *testing.T) {
-	for cmd, want := range map[string]bool{
-		"memctl hook claude session-start":  true,
-		"/usr/local/bin/memctl flush":       true,
-		`C:\tools\memctl.exe hook cursor x`: true,
-		"memctl-other hook":                 false,
-		"bd prime --hook-json":              false,
-		"echo memctl":                       false,
-		"":                                  false,
+func TestIsOurs(t *testing.T) {
+	claude := mustLookup(t, "claude")
+	for _, c := range []struct {
+		event, handler string
+		want           bool
+	}{
+		{"SessionStart", `{"command": "memctl hook claude session-start"}`, true},
+		{"PreCompact", `{"command": "/usr/local/bin/memctl hook claude pre-compact --newer"}`, true},
+		{"SessionEnd", `{"command": "C:\\tools\\memctl.exe hook claude session-end"}`, true},
+		{"PostCompact", `{"command": "memctl", "args": ["hook", "claude", "post-compact"]}`, true},
+		{"PreCompact", `{"command": "memctl flush"}`, true},
+		{"SessionEnd", `{"command": "memctl flush --timeout 8s"}`, true},
+		// a user's own memctl commands, and memctl on events install
+		// does not hook, are not memctl's
+		{"UserPromptSubmit", `{"command": "memctl recall --json \"$PROMPT\""}`, false},
+		{"Stop", `{"command": "memctl flush"}`, false},
+		{"SessionStart", `{"command": "memctl prime"}`, false},
+		{"SessionStart", `{"command": "memctl hook codex session-start"}`, false},
+		{"SessionStart", `{"command": "memctl-other hook claude session-start"}`, false},
+		{"SessionStart", `{"command": "echo memctl hook claude"}`, false},
+		{"SessionStart", `{"command": ""}`, false},
+		{"SessionStart", `"memctl hook claude session-start"`, false},
 	} {
-		if got := IsMemctl(cmd); got != want {
-			t.Errorf("IsMemctl(%q) = %v, want %v", cmd, got, want)
+		v, err := parseObject([]byte(`{"h":` + c.handler + `}`))
+		if err != nil {
+			t.Fatal(err)
 		}
+		if got := claude.isOurs(c.event, v.vals["h"]); got != c.want {
+			t.Errorf("isOurs(%s, %s) = %v, want %v", c.event, c.handler, got, c.want)
+		}
+	}
+}
+
+func TestOwnMemctlHooksAreLeftAlone(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	path := filepath.Join(p.Root, ".claude", "settings.json")
+	const mine = `{
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "memctl recall --json \"$PROMPT\""
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	write(t, path, mine)
+	if st := Status(rt, p); st.State != NotInstalled {
+		t.Errorf("status with only the user's memctl hook = %+v", st)
+	}
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := Status(rt, p); st.State != Installed || !strings.Contains(read(t, path), "memctl recall") {
+		t.Errorf("after install: %+v\n%s", st, read(t, path))
+	}
+	res, err := Uninstall(rt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != mine || res[0].Removed {
+		t.Errorf("uninstall: %+v\n%s", res[0], got)
+	}
+}
+
+func TestUninstallLeavesFilesWithoutMemctl(t *testing.T) {
+	for _, c := range []struct{ rt, data string }{
+		{"cursor", `{"version":1,"hooks":{}}`},
+		{"claude", `{"hooks":{},"model":"opus"}`},
+		{"claude", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"memctl flush"}]}]}}`},
+		{"claude", "{\"model\":\n \"opus\"}"},
+	} {
+		p := project(t)
+		rt := mustLookup(t, c.rt)
+		abs, _ := rt.File(p)
+		write(t, abs, c.data)
+		res, err := Uninstall(rt, p, Options{MCP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil || read(t, abs) != c.data || res[0].Changed || res[0].Backup != "" {
+			t.Errorf("%s %s: uninstall changed it: %+v, %v", c.rt, c.data, res[0], err)
+		}
+	}
+}
+
+func TestCursorKeepsALaterVersion(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "cursor")
+	abs, _ := rt.File(p)
+	write(t, abs, `{"version": 2, "hooks": {}}`)
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, abs); !strings.Contains(got, `"version": 2,`) {
+		t.Errorf("version changed:\n%s", got)
+	}
+	if st := Status(rt, p); st.State != Installed {
+		t.Errorf("status = %+v", st)
+	}
+	write(t, abs, `{"version": 0, "hooks": {}}`)
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, abs); !strings.Contains(got, `"version": 1,`) {
+		t.Errorf("version 0 not raised to 1:\n%s", got)
+	}
+}
+
+func TestClaudePostCompactIsAsync(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := rt.File(p)
+	got := read(t, abs)
+	want := `"command": "memctl hook claude post-compact",
+            "timeout": 30,
+            "async": true`
+	if !strings.Contains(got, want) || strings.Count(got, `"async"`) != 1 {
+		t.Errorf("PostCompact not async (or others are):\n%s", got)
 	}
 }
 
