@@ -99,23 +99,31 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	return nil
 }
 
-// hookArgs reads the runtime and the event; ok is false (with a warning)
-// when they are not ones memctl knows.
+// hookArgs reads the runtime and the event, the first two arguments that
+// are not flags; ok is false (with a warning) when they are not ones
+// memctl knows. Flags and further arguments are ignored without a word:
+// a hook line written for a newer memctl (--budget=5) still runs.
 func hookArgs(args []string, warn func(string, ...any)) (*hooks.Runtime, string, bool) {
-	if len(args) != 2 {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) < 2 {
 		warn("want a runtime and an event (memctl hook claude session-start), got %q", args)
 		return nil, "", false
 	}
-	rt, ok := hooks.Lookup(args[0])
+	rt, ok := hooks.Lookup(pos[0])
 	if !ok {
-		warn("unknown runtime %q: want %s", args[0], hooks.Names())
+		warn("unknown runtime %q: want %s", pos[0], hooks.Names())
 		return nil, "", false
 	}
-	if !hooks.ValidEvent(args[1]) {
-		warn("unknown event %q: want %s", args[1], strings.Join(hooks.Events, ", "))
+	if !hooks.ValidEvent(pos[1]) {
+		warn("unknown event %q: want %s", pos[1], strings.Join(hooks.Events, ", "))
 		return nil, "", false
 	}
-	return rt, args[1], true
+	return rt, pos[1], true
 }
 
 // hookContext is the context pack for a session-start hook: "" outside a
