@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -59,20 +61,18 @@ with at most one warning on stderr, within a 5-second budget.`,
 // runHook always returns nil: what goes wrong is one warning. A session
 // start prints its envelope whatever happens (empty if need be): Codex
 // and Gemini CLI take a hook that exits 0 without JSON for a failure.
+//
+// The work runs under the budget in its own goroutine, and runHook
+// returns when the budget is spent or ctx ends (SIGTERM: the agent gave
+// up on the hook) even if the work does not notice: what it is doing is
+// then cut short by the process's exit (writes are atomic, the lock is
+// the kernel's and goes with the process).
 func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	env.Err = &oneLineWriter{w: env.Err}
 	warn := func(format string, a ...any) { env.warnf("hook: "+format, a...) }
-	var (
-		rt      *hooks.Runtime
-		event   string
-		printed bool
-	)
 	defer func() {
 		if r := recover(); r != nil {
 			warn("internal error: %v (please report this)", r)
-			if rt != nil && hooks.ActionOf(event) == hooks.ActionPrime && !printed {
-				_, _ = env.Out.Write(hooks.SessionStartOutput(rt, ""))
-			}
 		}
 		err = nil
 	}()
@@ -80,23 +80,47 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	if !ok {
 		return nil
 	}
+	// What the hook prints when it has nothing better: the empty envelope
+	// at session start, Codex's {"continue":true} at stop, else nothing.
+	fallback := hooks.FlushOutput(rt, event)
+	if hooks.ActionOf(event) == hooks.ActionPrime {
+		fallback = hooks.SessionStartOutput(rt, "")
+	}
 	ctx, cancel := context.WithTimeout(ctx, defaultFlushTimeout)
 	defer cancel()
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				warn("internal error: %v (please report this)", r)
+				done <- fallback
+			}
+		}()
+		done <- hookAnswer(ctx, env, rt, event, warn)
+	}()
+	out := fallback
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			warn("out of time after %s; the agent goes on without this hook", defaultFlushTimeout)
+		}
+	}
+	_, _ = env.Out.Write(out)
+	return nil
+}
+
+// hookAnswer does what event does and returns what the hook prints.
+func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, warn func(string, ...any)) []byte {
 	in, herr := readHookInput(ctx, env, defaultFlushTimeout/5)
 	if herr != nil {
 		warn("%v; going on without it", herr)
 	}
-	var out []byte
-	switch hooks.ActionOf(event) {
-	case hooks.ActionPrime:
-		out = hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
-	case hooks.ActionFlush:
-		flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
-		out = hooks.FlushOutput(rt, event)
+	if hooks.ActionOf(event) == hooks.ActionPrime {
+		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
 	}
-	printed = true
-	_, _ = env.Out.Write(out)
-	return nil
+	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
+	return hooks.FlushOutput(rt, event)
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that
@@ -158,12 +182,16 @@ func hookPrimeOptions(env *Env, ws *config.Workspace) prime.Options {
 
 // oneLineWriter passes on the first line written to w and drops the rest: a
 // hook says at most one thing on stderr.
+// Safe for concurrent use: the hook's work warns from its own goroutine.
 type oneLineWriter struct {
+	mu   sync.Mutex
 	w    io.Writer
 	done bool
 }
 
 func (f *oneLineWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.done {
 		return len(p), nil
 	}
