@@ -86,7 +86,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err := agents.Plan(repo.Root); err != nil {
 		return withHint(err, "keep one block between "+agents.BeginMarker+" and "+agents.EndMarker+" in AGENTS.md, then run memctl init again")
 	}
-	place := hooks.Place{Scope: hooks.Project, Root: repo.Root}
+	place := projectHooksPlace(repo)
 	if err := planHooks(rts, place); err != nil {
 		return err
 	}

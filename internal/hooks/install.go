@@ -23,10 +23,6 @@ const (
 	Unknown      = "unknown"   // the file cannot be read: see Report.Problem
 )
 
-// BackupSuffix names the copy of a file as it was before memctl's last
-// change to it: <file>.memctl-backup, next to it.
-const BackupSuffix = ".memctl-backup"
-
 // FileError is a settings file memctl cannot read or will not change.
 type FileError struct {
 	File string // as shown: relative to the repository, or under ~
@@ -90,7 +86,7 @@ type Options struct {
 // Install merges memctl's entries into rt's settings file in p, keeping
 // every other key and entry: entries of an older memctl (any handler
 // whose command runs memctl) are replaced. A file already holding exactly
-// them is not written; a changed file is first copied to BackupSuffix.
+// them is not written; a changed file is first backed up (Place.backup).
 // A file that is not JSON is an error and is left as it is; a symbolic
 // link is not written through (Result.Warning says so). With opts.MCP it
 // then registers memctl's MCP server. There is one Result per file.
@@ -151,17 +147,17 @@ func (rt *Runtime) setHooks(root *object, on bool) error {
 // nothing that is not memctl's.
 func rewrite(rt *Runtime, p Place, change func(*object) error) (Result, error) {
 	abs, shown := rt.File(p)
-	return rewriteFile(abs, shown, rt.version, change)
+	return rewriteFile(p, abs, shown, rt.version, change)
 }
 
-func rewriteFile(abs, shown string, version int, change func(*object) error) (Result, error) {
+func rewriteFile(p Place, abs, shown string, version int, change func(*object) error) (Result, error) {
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
-	if err != nil || skip != "" {
-		res.Warning = skip
+	cur, err := readSettings(abs, shown)
+	if err != nil || cur.skip != "" {
+		res.Warning = cur.skip
 		return res, err
 	}
-	root, err := parseObject(data)
+	root, err := parseObject(cur.data)
 	if err != nil {
 		return res, &FileError{File: shown, Err: err}
 	}
@@ -169,61 +165,36 @@ func rewriteFile(abs, shown string, version int, change func(*object) error) (Re
 		return res, &FileError{File: shown, Err: err}
 	}
 	out := encode(root)
-	if existed && bytes.Equal(out, data) || !existed && isEmpty(root, version) {
+	switch {
+	case cur.existed && bytes.Equal(out, cur.data), !cur.existed && isEmpty(root, version):
 		return res, nil
-	}
-	if existed && !equalJSON(data, root) {
-		if err := backup(abs, data); err != nil {
-			return res, err
-		}
-		res.Backup = shown + BackupSuffix
-	} else if existed {
+	case cur.existed && equalJSON(cur.data, root):
 		return res, nil // only the layout would change: leave the file as it is
 	}
 	res.Changed = true
 	if isEmpty(root, version) {
+		// Nothing but memctl's was in it: no backup, install writes it again.
 		res.Removed = true
 		if err := os.Remove(abs); err != nil {
 			return res, fmt.Errorf("remove %s: %w", shown, err)
 		}
 		return res, nil
 	}
+	if cur.existed {
+		if res.Backup, err = p.backup(abs, shown, cur); err != nil {
+			return res, err
+		}
+	}
 	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
 		return res, err
 	}
-	return res, fsx.WriteFile(abs, out, 0o644)
-}
-
-// readSettings reads a settings file: its bytes and whether it exists, or
-// why it is skipped (a symbolic link), or an error.
-func readSettings(abs, shown string) (data []byte, existed bool, skip string, err error) {
-	fi, err := os.Lstat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, "", nil
-	case err != nil:
-		return nil, false, "", fmt.Errorf("read %s: %w", shown, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, true, shown + " is a symbolic link; memctl does not write through links: change its target by hand (memctl help agents lists the entries)", nil
-	case !fi.Mode().IsRegular():
-		return nil, true, "", fmt.Errorf("read %s: not a regular file", shown)
-	}
-	data, err = os.ReadFile(abs)
-	if err != nil {
-		return nil, true, "", fmt.Errorf("read %s: %w", shown, err)
-	}
-	return data, true, "", nil
+	return res, fsx.WriteFile(abs, out, p.newFileMode())
 }
 
 // equalJSON reports whether data parses to the same JSON as root.
 func equalJSON(data []byte, root *object) bool {
 	old, err := parseObject(data)
 	return err == nil && equal(old, root)
-}
-
-// backup copies data, the file at abs as it was, to abs+BackupSuffix.
-func backup(abs string, data []byte) error {
-	return fsx.WriteFile(abs+BackupSuffix, data, 0o644)
 }
 
 // isEmpty reports whether root holds nothing but what memctl adds: no key,

@@ -71,7 +71,7 @@ func TestInstallKeepsOtherEntriesAndIsIdempotent(t *testing.T) {
 	if !res[0].Changed || res[0].Backup != ".claude/settings.json.memctl-backup" {
 		t.Fatalf("first install: %+v", res[0])
 	}
-	if got := read(t, path+BackupSuffix); got != claudeSettings {
+	if got := read(t, path+backupSuffix); got != claudeSettings {
 		t.Errorf("backup is not the file as it was:\n%s", got)
 	}
 	once := read(t, path)
@@ -97,12 +97,12 @@ func TestInstallKeepsOtherEntriesAndIsIdempotent(t *testing.T) {
 	}
 
 	// Again: same bytes, nothing written, the backup left alone.
-	write(t, path+BackupSuffix, "sentinel")
+	write(t, path+backupSuffix, "sentinel")
 	res, err = Install(rt, p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Changed || read(t, path) != once || read(t, path+BackupSuffix) != "sentinel" {
+	if res[0].Changed || read(t, path) != once || read(t, path+backupSuffix) != "sentinel" {
 		t.Errorf("second install changed something: %+v", res[0])
 	}
 
@@ -170,7 +170,7 @@ func TestInstallRefusesWhatItCannotRead(t *testing.T) {
 	if read(t, path) != bad {
 		t.Error("the file was changed")
 	}
-	if _, err := os.Stat(path + BackupSuffix); err == nil {
+	if _, err := os.Stat(path + backupSuffix); err == nil {
 		t.Error("a backup was written")
 	}
 	if st := Status(rt, p); st.State != Unknown || !strings.Contains(st.Problem, "line 2, column 3") {
@@ -253,8 +253,8 @@ func TestGeminiHooksAndMCPShareOneBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || read(t, path+BackupSuffix) != orig {
-		t.Errorf("res = %+v; backup = %s", res, read(t, path+BackupSuffix))
+	if len(res) != 1 || read(t, path+backupSuffix) != orig {
+		t.Errorf("res = %+v; backup = %s", res, read(t, path+backupSuffix))
 	}
 	got := read(t, path)
 	for _, want := range []string{`"timeout": 10000`, `"PreCompress"`, `"mcpServers"`, `"args": [`} {
@@ -538,5 +538,76 @@ func TestNonObjectsInAnEventArrayAreKept(t *testing.T) {
 				t.Errorf("after uninstall:\n%s", got)
 			}
 		})
+	}
+}
+
+func TestProjectBackupsGoUnderTheGitDirectory(t *testing.T) {
+	p := project(t)
+	p.BackupDir = filepath.Join(p.Root, ".git", "memctl", "backups")
+	rt := mustLookup(t, "gemini")
+	path := filepath.Join(p.Root, ".gemini", "settings.json")
+	const orig = `{"model": {"name": "gemini-3-pro"}}`
+	write(t, path, orig)
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(p.BackupDir, ".gemini", "settings.json")
+	if res[0].Backup != ".git/memctl/backups/.gemini/settings.json" || read(t, want) != orig {
+		t.Fatalf("res = %+v", res)
+	}
+	if _, err := os.Stat(path + backupSuffix); err == nil {
+		t.Error("a backup was left in the working tree")
+	}
+	for _, f := range []string{path, want} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600 as the file was", f, fi.Mode(), err)
+		}
+	}
+	// A file uninstall removes held only memctl's entries: no backup of it.
+	p2 := project(t)
+	p2.BackupDir = filepath.Join(p2.Root, ".git", "memctl", "backups")
+	if _, err := Install(rt, p2, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Uninstall(rt, p2, Options{MCP: true})
+	if err != nil || !res[0].Removed || res[0].Backup != "" {
+		t.Errorf("uninstall: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(p2.BackupDir); err == nil {
+		t.Error("uninstall backed up a file it removed")
+	}
+}
+
+func TestGlobalFilesArePrivate(t *testing.T) {
+	p := Place{Scope: Global, Home: t.TempDir()}
+	rt := mustLookup(t, "codex")
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		abs := filepath.Join(p.Home, strings.TrimPrefix(r.File, "~/"))
+		if fi, err := os.Stat(abs); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", r.File, fi.Mode(), err)
+		}
+	}
+	// An existing file keeps its mode, and its backup, next to it, has it.
+	abs := filepath.Join(p.Home, ".codex", "config.toml")
+	write(t, abs, "model = \"o5\"\n")
+	if err := os.Chmod(abs, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	write(t, abs+backupSuffix, "older")
+	if _, err := Install(rt, p, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{abs, abs + backupSuffix} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s: mode %v (%v), want 0640", f, fi.Mode(), err)
+		}
 	}
 }

@@ -62,41 +62,40 @@ var errForeignPlugin = errors.New("was not written by memctl (its first line is 
 func installPlugin(rt *Runtime, p Place) (Result, error) {
 	abs, shown := rt.File(p)
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
-	if err != nil || skip != "" {
-		res.Warning = skip
+	cur, err := readSettings(abs, shown)
+	if err != nil || cur.skip != "" {
+		res.Warning = cur.skip
 		return res, err
 	}
-	if existed {
-		switch pluginState(data) {
+	if cur.existed {
+		switch pluginState(cur.data) {
 		case Installed:
 			return res, nil
 		case NotInstalled:
 			return res, &FileError{File: shown, Err: errForeignPlugin}
 		}
-		if err := backup(abs, data); err != nil {
+		if res.Backup, err = p.backup(abs, shown, cur); err != nil {
 			return res, err
 		}
-		res.Backup = shown + BackupSuffix
 	}
 	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
 		return res, err
 	}
 	res.Changed = true
-	return res, fsx.WriteFile(abs, []byte(Plugin), 0o644)
+	return res, fsx.WriteFile(abs, []byte(Plugin), p.newFileMode())
 }
 
 func uninstallPlugin(rt *Runtime, p Place) (Result, error) {
 	abs, shown := rt.File(p)
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
+	cur, err := readSettings(abs, shown)
 	switch {
-	case err != nil || !existed:
+	case err != nil || !cur.existed:
 		return res, err
-	case skip != "":
-		res.Warning = skip
+	case cur.skip != "":
+		res.Warning = cur.skip
 		return res, nil
-	case pluginState(data) == NotInstalled:
+	case pluginState(cur.data) == NotInstalled:
 		res.Warning = shown + " was not written by memctl; left as it is"
 		return res, nil
 	}

@@ -153,6 +153,10 @@ type Place struct {
 	Root      string // the repository's root, for Project
 	Home      string // the home directory, for Global
 	XDGConfig string
+	// BackupDir is where backups of Project files go, under the git
+	// directory (<git common dir>/memctl/backups); "" keeps each next to
+	// its file.
+	BackupDir string
 }
 
 // path is file's absolute path in p and how to show it: relative to the
