@@ -163,7 +163,7 @@ func TestInstallRefusesWhatItCannotRead(t *testing.T) {
 	write(t, path, bad)
 	_, err := Install(rt, p, Options{MCP: true})
 	var fe *FileError
-	var se *SyntaxError
+	var se *syntaxError
 	if !errors.As(err, &fe) || !errors.As(err, &se) || fe.File != ".gemini/settings.json" || se.Line != 2 || se.Column != 3 {
 		t.Fatalf("err = %v, want a syntax error at .gemini/settings.json line 2, column 3", err)
 	}
@@ -349,7 +349,7 @@ func TestOpenCodePlugin(t *testing.T) {
 	if _, err := Install(rt, p, Options{MCP: true}); err != nil {
 		t.Fatal(err)
 	}
-	if read(t, path) != Plugin || Status(rt, p).State != Installed {
+	if read(t, path) != plugin || Status(rt, p).State != Installed {
 		t.Error("plugin not installed")
 	}
 	if !strings.Contains(read(t, filepath.Join(p.Root, "opencode.json")), `"type": "local"`) {

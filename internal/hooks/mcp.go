@@ -35,8 +35,8 @@ type mcpSpec struct {
 	globalState string // the file status reads for the global scope
 }
 
-// MCPServer is the server memctl registers: the command and its arguments.
-var MCPServer = []string{"memctl", "mcp"}
+// mcpServer is the server memctl registers: the command and its arguments.
+var mcpServer = []string{"memctl", "mcp"}
 
 // MCPFile is where rt's MCP servers are registered in p, as shown.
 func (rt *Runtime) MCPFile(p Place) (abs, shown string) {
@@ -57,12 +57,12 @@ func (rt *Runtime) mcpEntry() *object {
 	e := newObject()
 	if rt.mcp.kind == mcpOpenCode {
 		e.set("type", "local")
-		e.set("command", []any{MCPServer[0], MCPServer[1]})
+		e.set("command", []any{mcpServer[0], mcpServer[1]})
 		e.set("enabled", true)
 		return e
 	}
-	e.set("command", MCPServer[0])
-	e.set("args", []any{MCPServer[1]})
+	e.set("command", mcpServer[0])
+	e.set("args", []any{mcpServer[1]})
 	return e
 }
 
@@ -178,7 +178,7 @@ func codexState(data []byte) (string, error) {
 		return NotInstalled, nil
 	}
 	args, _ := e["args"].([]any)
-	if len(e) == 2 && e["command"] == MCPServer[0] && slices.Equal(args, []any{MCPServer[1]}) {
+	if len(e) == 2 && e["command"] == mcpServer[0] && slices.Equal(args, []any{mcpServer[1]}) {
 		return Installed, nil
 	}
 	return Outdated, nil
@@ -187,7 +187,7 @@ func codexState(data []byte) (string, error) {
 func tomlError(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &SyntaxError{Format: "TOML", Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
+		return &syntaxError{Format: "TOML", Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
 	}
 	return err
 }
