@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -57,20 +59,18 @@ with at most one warning on stderr, within a 5-second budget.`,
 // runHook always returns nil: what goes wrong is one warning. A session
 // start prints its envelope whatever happens (empty if need be): Codex
 // and Gemini CLI take a hook that exits 0 without JSON for a failure.
+//
+// The work runs under the budget in its own goroutine, and runHook
+// returns when the budget is spent or ctx ends (SIGTERM: the agent gave
+// up on the hook) even if the work does not notice: what it is doing is
+// then cut short by the process's exit (writes are atomic, the lock is
+// the kernel's and goes with the process).
 func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	env.Err = &oneLineWriter{w: env.Err}
 	warn := func(format string, a ...any) { env.warnf("hook: "+format, a...) }
-	var (
-		rt      *hooks.Runtime
-		event   string
-		printed bool
-	)
 	defer func() {
 		if r := recover(); r != nil {
 			warn("internal error: %v (please report this)", r)
-			if rt != nil && hooks.ActionOf(event) == hooks.ActionPrime && !printed {
-				_, _ = env.Out.Write(hooks.SessionStartOutput(rt, ""))
-			}
 		}
 		err = nil
 	}()
@@ -78,42 +78,74 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	if !ok {
 		return nil
 	}
+	// What the hook prints when it has nothing better: the empty envelope
+	// at session start, Codex's {"continue":true} at stop, else nothing.
+	fallback := hooks.FlushOutput(rt, event)
+	if hooks.ActionOf(event) == hooks.ActionPrime {
+		fallback = hooks.SessionStartOutput(rt, "")
+	}
 	ctx, cancel := context.WithTimeout(ctx, defaultFlushTimeout)
 	defer cancel()
-	in, herr := readHookInput(ctx, env, defaultFlushTimeout/5)
-	if herr != nil {
-		warn("%v; going on without it", herr)
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				warn("internal error: %v (please report this)", r)
+				done <- fallback
+			}
+		}()
+		done <- hookAnswer(ctx, env, rt, event, warn)
+	}()
+	out := fallback
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			warn("out of time after %s; the agent goes on without this hook", defaultFlushTimeout)
+		}
 	}
-	var out []byte
-	switch hooks.ActionOf(event) {
-	case hooks.ActionPrime:
-		out = hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
-	case hooks.ActionFlush:
-		flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
-		out = hooks.FlushOutput(rt, event)
-	}
-	printed = true
 	_, _ = env.Out.Write(out)
 	return nil
 }
 
-// hookArgs reads the runtime and the event; ok is false (with a warning)
-// when they are not ones memctl knows.
+// hookAnswer does what event does and returns what the hook prints.
+func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, warn func(string, ...any)) []byte {
+	in, herr := readHookInput(ctx, env, defaultFlushTimeout/5)
+	if herr != nil {
+		warn("%v; going on without it", herr)
+	}
+	if hooks.ActionOf(event) == hooks.ActionPrime {
+		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
+	}
+	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
+	return hooks.FlushOutput(rt, event)
+}
+
+// hookArgs reads the runtime and the event, the first two arguments that
+// are not flags; ok is false (with a warning) when they are not ones
+// memctl knows. Flags and further arguments are ignored without a word:
+// a hook line written for a newer memctl (--budget=5) still runs.
 func hookArgs(args []string, warn func(string, ...any)) (*hooks.Runtime, string, bool) {
-	if len(args) != 2 {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) < 2 {
 		warn("want a runtime and an event (memctl hook claude session-start), got %q", args)
 		return nil, "", false
 	}
-	rt, ok := hooks.Lookup(args[0])
+	rt, ok := hooks.Lookup(pos[0])
 	if !ok {
-		warn("unknown runtime %q: want %s", args[0], hooks.Names())
+		warn("unknown runtime %q: want %s", pos[0], hooks.Names())
 		return nil, "", false
 	}
-	if !hooks.ValidEvent(args[1]) {
-		warn("unknown event %q: want %s", args[1], strings.Join(hooks.Events, ", "))
+	if !hooks.ValidEvent(pos[1]) {
+		warn("unknown event %q: want %s", pos[1], strings.Join(hooks.Events, ", "))
 		return nil, "", false
 	}
-	return rt, args[1], true
+	return rt, pos[1], true
 }
 
 // hookContext is the context pack for a session-start hook: "" outside a
@@ -135,12 +167,16 @@ func hookContext(ctx context.Context, env *Env, in runtranscript.HookInput, warn
 
 // oneLineWriter passes on the first line written to w and drops the rest: a
 // hook says at most one thing on stderr.
+// Safe for concurrent use: the hook's work warns from its own goroutine.
 type oneLineWriter struct {
+	mu   sync.Mutex
 	w    io.Writer
 	done bool
 }
 
 func (f *oneLineWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.done {
 		return len(p), nil
 	}

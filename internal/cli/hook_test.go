@@ -46,3 +46,35 @@ func TestOneLineWriter(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+// The agent ends a hook that takes too long with SIGTERM (ctx ends): the
+// hook answers at once with what it prints when it has nothing better,
+// even when its work is stuck somewhere that does not watch ctx.
+func TestHookReturnsWhenItsContextEnds(t *testing.T) {
+	for _, c := range []struct{ runtime, event, stdout string }{
+		{"claude", "session-start", `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}` + "\n"},
+		{"codex", "stop", `{"continue":true}` + "\n"},
+		{"claude", "session-end", ""},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stuck := make(chan struct{})
+		var out, errb strings.Builder
+		env := &Env{
+			In: strings.NewReader(`{"session_id":"s-1"}`), Out: &out, Err: &errb,
+			Getenv: func(string) string { return "" },
+			Getwd: func() (string, error) {
+				cancel()
+				<-stuck // a read that never returns
+				return "", nil
+			},
+			Now: func() time.Time { return time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC) },
+		}
+		if code := Main(ctx, []string{"hook", c.runtime, c.event}, env); code != 0 {
+			t.Errorf("%s %s: exit code %d, want 0", c.runtime, c.event, code)
+		}
+		if out.String() != c.stdout {
+			t.Errorf("%s %s: stdout %q, want %q", c.runtime, c.event, out.String(), c.stdout)
+		}
+		close(stuck)
+	}
+}

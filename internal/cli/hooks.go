@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,8 @@ func newHooksCmd(env *Env) *cobra.Command {
 file, keeping every other key and entry: the repository's (committed, so
 every clone gets them) or, with --global, your own in your home directory.
 Installing again changes nothing; a file it changes is first copied to
-<file>.memctl-backup. With --mcp it also registers memctl's MCP server
+.git/memctl/backups/<file> (with --global, to <file>.memctl-backup next
+to it). With --mcp it also registers memctl's MCP server
 (memctl mcp) in the runtime's MCP configuration. Hooks uninstall removes
 exactly what install added. Hooks status shows, per runtime and scope,
 whether the hooks are installed, not installed, or outdated (they differ
@@ -127,7 +129,13 @@ func projectPlace(ctx context.Context, env *Env, lock bool) (hooks.Place, error)
 			return hooks.Place{}, err
 		}
 	}
-	return hooks.Place{Scope: hooks.Project, Root: ws.Root}, nil
+	return projectHooksPlace(ws.Repo), nil
+}
+
+// projectHooksPlace is repo's project scope, its backups under the git
+// directory (shared by all worktrees), out of the working tree.
+func projectHooksPlace(repo *gitx.Repo) hooks.Place {
+	return hooks.Place{Scope: hooks.Project, Root: repo.Root, BackupDir: filepath.Join(repo.CommonDir, "memctl", "backups")}
 }
 
 func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []string, install bool) error {

@@ -86,7 +86,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err := agents.Plan(repo.Root); err != nil {
 		return withHint(err, "keep one block between "+agents.BeginMarker+" and "+agents.EndMarker+" in AGENTS.md, then run memctl init again")
 	}
-	place := hooks.Place{Scope: hooks.Project, Root: repo.Root}
+	place := projectHooksPlace(repo)
 	if err := planHooks(rts, place); err != nil {
 		return err
 	}
@@ -100,17 +100,20 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	}
 	created := append(res.Created, ag.Created...)
 	updated := append(res.Updated, ag.Updated...)
+	// The hooks' files are said per runtime as hooks install says them,
+	// and listed with the others in the JSON.
+	var hookCreated, hookUpdated []string
 	for _, rt := range rts {
 		results, err := hooks.Install(rt, place, hooks.Options{})
 		for _, r := range results {
+			if r.Changed || r.Warning != "" { // init's last line says when nothing changed
+				reportHooksChange(env, rt, r, "installed")
+			}
 			switch {
-			case r.Warning != "":
-				env.warnf("%s: %s", rt.Name, r.Warning)
 			case r.Changed && r.Backup == "":
-				created = append(created, r.File)
+				hookCreated = append(hookCreated, r.File)
 			case r.Changed:
-				updated = append(updated, r.File)
-				env.notef("%s: the file as it was is in %s", rt.Name, r.Backup)
+				hookUpdated = append(hookUpdated, r.File)
 			}
 		}
 		if err != nil {
@@ -127,13 +130,14 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if driverErr != nil {
 		warnMergeDriver(env, driverErr)
 	}
-	changed := len(created)+len(updated) > 0
 	for _, p := range created {
 		env.notef("created %s", p)
 	}
 	for _, p := range updated {
 		env.notef("updated %s", p)
 	}
+	created, updated = append(created, hookCreated...), append(updated, hookUpdated...)
+	changed := len(created)+len(updated) > 0
 	// What init writes under .git is this clone's alone: nothing to commit.
 	committable := slices.ContainsFunc(append(created, updated...), func(p string) bool { return !strings.HasPrefix(p, ".git/") })
 	switch {

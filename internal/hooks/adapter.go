@@ -16,20 +16,16 @@ type Action int
 
 // The actions.
 const (
-	ActionNone  Action = iota // an event this memctl does not know
-	ActionPrime               // print the context pack in the runtime's envelope
+	ActionPrime Action = iota // print the context pack in the runtime's envelope
 	ActionFlush               // record the session (memctl flush), print nothing (Codex's stop: {"continue":true})
 )
 
-// ActionOf is what event does.
+// ActionOf is what event, one of Events (ValidEvent), does.
 func ActionOf(event string) Action {
-	switch event {
-	case SessionStart:
+	if event == SessionStart {
 		return ActionPrime
-	case PreCompact, PostCompact, SessionEnd, Stop:
-		return ActionFlush
 	}
-	return ActionNone
+	return ActionFlush
 }
 
 // SessionStartOutput is what rt's session-start hook prints for text, the

@@ -64,7 +64,7 @@ func TestCutContext(t *testing.T) {
 
 func TestActionOf(t *testing.T) {
 	for ev, want := range map[string]Action{SessionStart: ActionPrime, PreCompact: ActionFlush, PostCompact: ActionFlush,
-		SessionEnd: ActionFlush, Stop: ActionFlush, "user-prompt": ActionNone} {
+		SessionEnd: ActionFlush, Stop: ActionFlush} {
 		if got := ActionOf(ev); got != want {
 			t.Errorf("ActionOf(%q) = %v, want %v", ev, got, want)
 		}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/fsx"
@@ -20,10 +22,6 @@ const (
 	Outdated     = "outdated"  // memctl's entries differ from what install writes
 	Unknown      = "unknown"   // the file cannot be read: see Report.Problem
 )
-
-// BackupSuffix names the copy of a file as it was before memctl's last
-// change to it: <file>.memctl-backup, next to it.
-const BackupSuffix = ".memctl-backup"
 
 // FileError is a settings file memctl cannot read or will not change.
 type FileError struct {
@@ -88,7 +86,7 @@ type Options struct {
 // Install merges memctl's entries into rt's settings file in p, keeping
 // every other key and entry: entries of an older memctl (any handler
 // whose command runs memctl) are replaced. A file already holding exactly
-// them is not written; a changed file is first copied to BackupSuffix.
+// them is not written; a changed file is first backed up (Place.backup).
 // A file that is not JSON is an error and is left as it is; a symbolic
 // link is not written through (Result.Warning says so). With opts.MCP it
 // then registers memctl's MCP server. There is one Result per file.
@@ -134,8 +132,8 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 // setHooks puts memctl's entries into root (on) or takes them out.
 func (rt *Runtime) setHooks(root *object, on bool) error {
 	st, err := rt.state(root)
-	if err != nil || on && st == Installed {
-		return err
+	if err != nil || on && st == Installed || !on && st == NotInstalled {
+		return err // nothing to do: the file stays as it is
 	}
 	rt.strip(root)
 	if on {
@@ -149,17 +147,17 @@ func (rt *Runtime) setHooks(root *object, on bool) error {
 // nothing that is not memctl's.
 func rewrite(rt *Runtime, p Place, change func(*object) error) (Result, error) {
 	abs, shown := rt.File(p)
-	return rewriteFile(abs, shown, rt.version, change)
+	return rewriteFile(p, abs, shown, rt.version, change)
 }
 
-func rewriteFile(abs, shown string, version int, change func(*object) error) (Result, error) {
+func rewriteFile(p Place, abs, shown string, version int, change func(*object) error) (Result, error) {
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
-	if err != nil || skip != "" {
-		res.Warning = skip
+	cur, err := readSettings(abs, shown)
+	if err != nil || cur.skip != "" {
+		res.Warning = cur.skip
 		return res, err
 	}
-	root, err := parseObject(data)
+	root, err := parseObject(cur.data)
 	if err != nil {
 		return res, &FileError{File: shown, Err: err}
 	}
@@ -167,61 +165,36 @@ func rewriteFile(abs, shown string, version int, change func(*object) error) (Re
 		return res, &FileError{File: shown, Err: err}
 	}
 	out := encode(root)
-	if existed && bytes.Equal(out, data) || !existed && isEmpty(root, version) {
+	switch {
+	case cur.existed && bytes.Equal(out, cur.data), !cur.existed && isEmpty(root, version):
 		return res, nil
-	}
-	if existed && !equalJSON(data, root) {
-		if err := backup(abs, data); err != nil {
-			return res, err
-		}
-		res.Backup = shown + BackupSuffix
-	} else if existed {
+	case cur.existed && equalJSON(cur.data, root):
 		return res, nil // only the layout would change: leave the file as it is
 	}
 	res.Changed = true
 	if isEmpty(root, version) {
+		// Nothing but memctl's was in it: no backup, install writes it again.
 		res.Removed = true
 		if err := os.Remove(abs); err != nil {
 			return res, fmt.Errorf("remove %s: %w", shown, err)
 		}
 		return res, nil
 	}
+	if cur.existed {
+		if res.Backup, err = p.backup(abs, shown, cur); err != nil {
+			return res, err
+		}
+	}
 	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
 		return res, err
 	}
-	return res, fsx.WriteFile(abs, out, 0o644)
-}
-
-// readSettings reads a settings file: its bytes and whether it exists, or
-// why it is skipped (a symbolic link), or an error.
-func readSettings(abs, shown string) (data []byte, existed bool, skip string, err error) {
-	fi, err := os.Lstat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, "", nil
-	case err != nil:
-		return nil, false, "", fmt.Errorf("read %s: %w", shown, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, true, shown + " is a symbolic link; memctl does not write through links: change its target by hand (memctl help agents lists the entries)", nil
-	case !fi.Mode().IsRegular():
-		return nil, true, "", fmt.Errorf("read %s: not a regular file", shown)
-	}
-	data, err = os.ReadFile(abs)
-	if err != nil {
-		return nil, true, "", fmt.Errorf("read %s: %w", shown, err)
-	}
-	return data, true, "", nil
+	return res, fsx.WriteFile(abs, out, p.newFileMode())
 }
 
 // equalJSON reports whether data parses to the same JSON as root.
 func equalJSON(data []byte, root *object) bool {
 	old, err := parseObject(data)
 	return err == nil && equal(old, root)
-}
-
-// backup copies data, the file at abs as it was, to abs+BackupSuffix.
-func backup(abs string, data []byte) error {
-	return fsx.WriteFile(abs+BackupSuffix, data, 0o644)
 }
 
 // isEmpty reports whether root holds nothing but what memctl adds: no key,
@@ -234,24 +207,47 @@ func isEmpty(root *object, version int) bool {
 	return version != 0 && len(root.keys) == 1 && ok && equal(v, version)
 }
 
-// IsMemctl reports whether a hook command runs memctl: its program is
-// memctl, by name or by a path (memctl.exe too).
-func IsMemctl(command string) bool {
-	f := strings.Fields(command)
-	if len(f) == 0 {
-		return false
-	}
-	base := strings.ToLower(path.Base(strings.ReplaceAll(strings.Trim(f[0], `"'`), `\`, "/")))
+// isMemctl reports whether a command's program is memctl, by name or by a
+// path (memctl.exe too).
+func isMemctl(program string) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(strings.Trim(program, `"'`), `\`, "/")))
 	return strings.TrimSuffix(base, ".exe") == "memctl"
 }
 
-func isOurs(handler any) bool {
+// commandWords are a handler's command split at white space, followed by
+// its args (the exec form: "command": "memctl", "args": ["hook", …]).
+func commandWords(o *object) []string {
+	cmd, _ := o.vals["command"].(string)
+	words := strings.Fields(cmd)
+	args, _ := o.vals["args"].([]any)
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			words = append(words, s)
+		}
+	}
+	return words
+}
+
+// isOurs reports whether handler, in event's array, is one memctl owns:
+// on an event install hooks, `memctl hook <this runtime> …` (memctl by any
+// path) or `memctl flush …`, the line docs/runs.md had people paste before
+// install existed. A user's own memctl command (memctl recall on
+// UserPromptSubmit), or one on another event, is not memctl's to change.
+func (rt *Runtime) isOurs(event string, handler any) bool {
 	o, ok := handler.(*object)
-	if !ok {
+	if !ok || !rt.installs(event) {
 		return false
 	}
-	cmd, _ := o.vals["command"].(string)
-	return IsMemctl(cmd)
+	w := commandWords(o)
+	if len(w) < 2 || !isMemctl(w[0]) {
+		return false
+	}
+	return w[1] == "flush" || len(w) >= 3 && w[1] == "hook" && w[2] == rt.Name
+}
+
+// installs reports whether install hooks memctl to event.
+func (rt *Runtime) installs(event string) bool {
+	return slices.ContainsFunc(rt.hooks, func(e hookEntry) bool { return e.Event == event })
 }
 
 // hooksObject is root's "hooks" object (nil when there is none), or an
@@ -287,7 +283,7 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 		list, _ := h.vals[ev].([]any)
 		for _, item := range list {
 			if rt.flat {
-				if isOurs(item) {
+				if rt.isOurs(ev, item) {
 					out = append(out, found{event: ev, handler: item})
 				}
 				continue
@@ -299,7 +295,7 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 			m, hasM := g.get("matcher")
 			handlers, _ := g.vals["hooks"].([]any)
 			for _, x := range handlers {
-				if isOurs(x) {
+				if rt.isOurs(ev, x) {
 					out = append(out, found{event: ev, matcher: m, hasM: hasM, handler: x})
 				}
 			}
@@ -317,10 +313,8 @@ func (rt *Runtime) state(root *object) (string, error) {
 	if len(got) != len(rt.hooks) {
 		return Outdated, nil
 	}
-	if rt.version != 0 {
-		if v, ok := root.get("version"); !ok || !equal(v, rt.version) {
-			return Outdated, nil
-		}
+	if !rt.versionOK(root) {
+		return Outdated, nil
 	}
 	for _, want := range rt.hooks {
 		match := false
@@ -335,6 +329,18 @@ func (rt *Runtime) state(root *object) (string, error) {
 		}
 	}
 	return Installed, nil
+}
+
+// versionOK reports whether root carries the version rt's file must
+// (Cursor: 1), or a later one, which is the runtime's to write and is
+// left alone.
+func (rt *Runtime) versionOK(root *object) bool {
+	if rt.version == 0 {
+		return true
+	}
+	v, _ := root.get("version")
+	n, err := strconv.Atoi(numText(v))
+	return err == nil && n >= rt.version
 }
 
 // matcherOK reports whether g's group has the matcher install gives it.
@@ -358,26 +364,31 @@ func (rt *Runtime) handler(e hookEntry) *object {
 	if e.Timeout > 0 {
 		h.set("timeout", e.Timeout)
 	}
+	if e.Async {
+		h.set("async", true)
+	}
 	return h
 }
 
-// strip removes every memctl handler from root; a group, an event's array
-// and the hooks object that held only memctl's handlers go too.
+// strip removes memctl's handlers (isOurs) from root; a group, an event's
+// array and the hooks object that held only memctl's handlers go too. A
+// hooks object that was empty before stays.
 func (rt *Runtime) strip(root *object) {
 	h, _ := rt.hooksObject(root)
 	if h == nil {
 		return
 	}
+	stripped := false
 	for _, ev := range append([]string(nil), h.keys...) {
 		list, ok := h.vals[ev].([]any)
-		if !ok {
+		if !ok || !rt.installs(ev) {
 			continue
 		}
 		kept := make([]any, 0, len(list))
 		removed := false
 		for _, item := range list {
 			if rt.flat {
-				if isOurs(item) {
+				if rt.isOurs(ev, item) {
 					removed = true
 					continue
 				}
@@ -385,14 +396,18 @@ func (rt *Runtime) strip(root *object) {
 				continue
 			}
 			g, ok := item.(*object)
+			if !ok {
+				kept = append(kept, item) // not a group: not memctl's, kept as it is
+				continue
+			}
 			handlers, isList := g.vals["hooks"].([]any)
-			if !ok || !isList {
+			if !isList {
 				kept = append(kept, item)
 				continue
 			}
 			rest := make([]any, 0, len(handlers))
 			for _, x := range handlers {
-				if !isOurs(x) {
+				if !rt.isOurs(ev, x) {
 					rest = append(rest, x)
 				}
 			}
@@ -406,6 +421,7 @@ func (rt *Runtime) strip(root *object) {
 				kept = append(kept, g)
 			}
 		}
+		stripped = stripped || removed
 		switch {
 		case !removed:
 		case len(kept) == 0:
@@ -414,14 +430,14 @@ func (rt *Runtime) strip(root *object) {
 			h.set(ev, kept)
 		}
 	}
-	if len(h.keys) == 0 {
+	if stripped && len(h.keys) == 0 {
 		root.del("hooks")
 	}
 }
 
 // add appends memctl's entries to root, which holds none.
 func (rt *Runtime) add(root *object) {
-	if rt.version != 0 {
+	if rt.version != 0 && !rt.versionOK(root) {
 		if _, ok := root.get("version"); !ok {
 			root.setFirst("version", rt.version)
 		} else {

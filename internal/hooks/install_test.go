@@ -71,7 +71,7 @@ func TestInstallKeepsOtherEntriesAndIsIdempotent(t *testing.T) {
 	if !res[0].Changed || res[0].Backup != ".claude/settings.json.memctl-backup" {
 		t.Fatalf("first install: %+v", res[0])
 	}
-	if got := read(t, path+BackupSuffix); got != claudeSettings {
+	if got := read(t, path+backupSuffix); got != claudeSettings {
 		t.Errorf("backup is not the file as it was:\n%s", got)
 	}
 	once := read(t, path)
@@ -97,12 +97,12 @@ func TestInstallKeepsOtherEntriesAndIsIdempotent(t *testing.T) {
 	}
 
 	// Again: same bytes, nothing written, the backup left alone.
-	write(t, path+BackupSuffix, "sentinel")
+	write(t, path+backupSuffix, "sentinel")
 	res, err = Install(rt, p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Changed || read(t, path) != once || read(t, path+BackupSuffix) != "sentinel" {
+	if res[0].Changed || read(t, path) != once || read(t, path+backupSuffix) != "sentinel" {
 		t.Errorf("second install changed something: %+v", res[0])
 	}
 
@@ -141,7 +141,8 @@ func TestInstallReplacesOlderEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := read(t, path)
-	if strings.Contains(got, "memctl flush") || strings.Contains(got, `"Stop"`) || !strings.Contains(got, `"other"`) {
+	// Stop is not an event install hooks: its memctl flush is the user's.
+	if strings.Count(got, "memctl flush") != 1 || !strings.Contains(got, `"Stop"`) || !strings.Contains(got, `"other"`) {
 		t.Errorf("older entries not replaced, or another's lost:\n%s", got)
 	}
 	if st := Status(rt, p); st.State != Installed {
@@ -162,14 +163,14 @@ func TestInstallRefusesWhatItCannotRead(t *testing.T) {
 	write(t, path, bad)
 	_, err := Install(rt, p, Options{MCP: true})
 	var fe *FileError
-	var se *SyntaxError
+	var se *syntaxError
 	if !errors.As(err, &fe) || !errors.As(err, &se) || fe.File != ".gemini/settings.json" || se.Line != 2 || se.Column != 3 {
 		t.Fatalf("err = %v, want a syntax error at .gemini/settings.json line 2, column 3", err)
 	}
 	if read(t, path) != bad {
 		t.Error("the file was changed")
 	}
-	if _, err := os.Stat(path + BackupSuffix); err == nil {
+	if _, err := os.Stat(path + backupSuffix); err == nil {
 		t.Error("a backup was written")
 	}
 	if st := Status(rt, p); st.State != Unknown || !strings.Contains(st.Problem, "line 2, column 3") {
@@ -252,8 +253,8 @@ func TestGeminiHooksAndMCPShareOneBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || read(t, path+BackupSuffix) != orig {
-		t.Errorf("res = %+v; backup = %s", res, read(t, path+BackupSuffix))
+	if len(res) != 1 || read(t, path+backupSuffix) != orig {
+		t.Errorf("res = %+v; backup = %s", res, read(t, path+backupSuffix))
 	}
 	got := read(t, path)
 	for _, want := range []string{`"timeout": 10000`, `"PreCompress"`, `"mcpServers"`, `"args": [`} {
@@ -348,7 +349,7 @@ func TestOpenCodePlugin(t *testing.T) {
 	if _, err := Install(rt, p, Options{MCP: true}); err != nil {
 		t.Fatal(err)
 	}
-	if read(t, path) != Plugin || Status(rt, p).State != Installed {
+	if read(t, path) != plugin || Status(rt, p).State != Installed {
 		t.Error("plugin not installed")
 	}
 	if !strings.Contains(read(t, filepath.Join(p.Root, "opencode.json")), `"type": "local"`) {
@@ -367,19 +368,134 @@ func TestOpenCodePlugin(t *testing.T) {
 	}
 }
 
-func TestIsMemctl(t *testing.T) {
-	for cmd, want := range map[string]bool{
-		"memctl hook claude session-start":  true,
-		"/usr/local/bin/memctl flush":       true,
-		`C:\tools\memctl.exe hook cursor x`: true,
-		"memctl-other hook":                 false,
-		"bd prime --hook-json":              false,
-		"echo memctl":                       false,
-		"":                                  false,
+func TestIsOurs(t *testing.T) {
+	claude := mustLookup(t, "claude")
+	for _, c := range []struct {
+		event, handler string
+		want           bool
+	}{
+		{"SessionStart", `{"command": "memctl hook claude session-start"}`, true},
+		{"PreCompact", `{"command": "/usr/local/bin/memctl hook claude pre-compact --newer"}`, true},
+		{"SessionEnd", `{"command": "C:\\tools\\memctl.exe hook claude session-end"}`, true},
+		{"PostCompact", `{"command": "memctl", "args": ["hook", "claude", "post-compact"]}`, true},
+		{"PreCompact", `{"command": "memctl flush"}`, true},
+		{"SessionEnd", `{"command": "memctl flush --timeout 8s"}`, true},
+		// a user's own memctl commands, and memctl on events install
+		// does not hook, are not memctl's
+		{"UserPromptSubmit", `{"command": "memctl recall --json \"$PROMPT\""}`, false},
+		{"Stop", `{"command": "memctl flush"}`, false},
+		{"SessionStart", `{"command": "memctl prime"}`, false},
+		{"SessionStart", `{"command": "memctl hook codex session-start"}`, false},
+		{"SessionStart", `{"command": "memctl-other hook claude session-start"}`, false},
+		{"SessionStart", `{"command": "echo memctl hook claude"}`, false},
+		{"SessionStart", `{"command": ""}`, false},
+		{"SessionStart", `"memctl hook claude session-start"`, false},
 	} {
-		if got := IsMemctl(cmd); got != want {
-			t.Errorf("IsMemctl(%q) = %v, want %v", cmd, got, want)
+		v, err := parseObject([]byte(`{"h":` + c.handler + `}`))
+		if err != nil {
+			t.Fatal(err)
 		}
+		if got := claude.isOurs(c.event, v.vals["h"]); got != c.want {
+			t.Errorf("isOurs(%s, %s) = %v, want %v", c.event, c.handler, got, c.want)
+		}
+	}
+}
+
+func TestOwnMemctlHooksAreLeftAlone(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	path := filepath.Join(p.Root, ".claude", "settings.json")
+	const mine = `{
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "memctl recall --json \"$PROMPT\""
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	write(t, path, mine)
+	if st := Status(rt, p); st.State != NotInstalled {
+		t.Errorf("status with only the user's memctl hook = %+v", st)
+	}
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := Status(rt, p); st.State != Installed || !strings.Contains(read(t, path), "memctl recall") {
+		t.Errorf("after install: %+v\n%s", st, read(t, path))
+	}
+	res, err := Uninstall(rt, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != mine || res[0].Removed {
+		t.Errorf("uninstall: %+v\n%s", res[0], got)
+	}
+}
+
+func TestUninstallLeavesFilesWithoutMemctl(t *testing.T) {
+	for _, c := range []struct{ rt, data string }{
+		{"cursor", `{"version":1,"hooks":{}}`},
+		{"claude", `{"hooks":{},"model":"opus"}`},
+		{"claude", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"memctl flush"}]}]}}`},
+		{"claude", "{\"model\":\n \"opus\"}"},
+	} {
+		p := project(t)
+		rt := mustLookup(t, c.rt)
+		abs, _ := rt.File(p)
+		write(t, abs, c.data)
+		res, err := Uninstall(rt, p, Options{MCP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil || read(t, abs) != c.data || res[0].Changed || res[0].Backup != "" {
+			t.Errorf("%s %s: uninstall changed it: %+v, %v", c.rt, c.data, res[0], err)
+		}
+	}
+}
+
+func TestCursorKeepsALaterVersion(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "cursor")
+	abs, _ := rt.File(p)
+	write(t, abs, `{"version": 2, "hooks": {}}`)
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, abs); !strings.Contains(got, `"version": 2,`) {
+		t.Errorf("version changed:\n%s", got)
+	}
+	if st := Status(rt, p); st.State != Installed {
+		t.Errorf("status = %+v", st)
+	}
+	write(t, abs, `{"version": 0, "hooks": {}}`)
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, abs); !strings.Contains(got, `"version": 1,`) {
+		t.Errorf("version 0 not raised to 1:\n%s", got)
+	}
+}
+
+func TestClaudePostCompactIsAsync(t *testing.T) {
+	p := project(t)
+	rt := mustLookup(t, "claude")
+	if _, err := Install(rt, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := rt.File(p)
+	got := read(t, abs)
+	want := `"command": "memctl hook claude post-compact",
+            "timeout": 30,
+            "async": true`
+	if !strings.Contains(got, want) || strings.Count(got, `"async"`) != 1 {
+		t.Errorf("PostCompact not async (or others are):\n%s", got)
 	}
 }
 
@@ -390,6 +506,108 @@ func TestRuntimeTable(t *testing.T) {
 			if len(f) != 4 || f[0] != "memctl" || f[1] != "hook" || f[2] != rt.Name || !ValidEvent(f[3]) {
 				t.Errorf("%s: bad command %q", rt.Name, h.Command)
 			}
+		}
+	}
+}
+
+func TestNonObjectsInAnEventArrayAreKept(t *testing.T) {
+	for _, name := range []string{"claude", "cursor"} {
+		t.Run(name, func(t *testing.T) {
+			p := project(t)
+			rt := mustLookup(t, name)
+			abs, _ := rt.File(p)
+			ev, cmd := rt.hooks[0].Event, rt.hooks[0].Command
+			var handler string
+			if rt.flat {
+				handler = `{"command":"` + cmd + `"}`
+			} else {
+				handler = `{"hooks":[{"type":"command","command":"` + cmd + `"}]}`
+			}
+			write(t, abs, `{"hooks":{"`+ev+`":[null,"x",3,[],`+handler+`]}}`)
+			if _, err := Install(rt, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := Status(rt, p); got.State != Installed {
+				t.Fatalf("after install: %+v", got)
+			}
+			if _, err := Uninstall(rt, p, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			got := read(t, abs)
+			if !strings.Contains(got, "null,\n      \"x\",\n      3,\n      []\n") || strings.Contains(got, "memctl") {
+				t.Errorf("after uninstall:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestProjectBackupsGoUnderTheGitDirectory(t *testing.T) {
+	p := project(t)
+	p.BackupDir = filepath.Join(p.Root, ".git", "memctl", "backups")
+	rt := mustLookup(t, "gemini")
+	path := filepath.Join(p.Root, ".gemini", "settings.json")
+	const orig = `{"model": {"name": "gemini-3-pro"}}`
+	write(t, path, orig)
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(p.BackupDir, ".gemini", "settings.json")
+	if res[0].Backup != ".git/memctl/backups/.gemini/settings.json" || read(t, want) != orig {
+		t.Fatalf("res = %+v", res)
+	}
+	if _, err := os.Stat(path + backupSuffix); err == nil {
+		t.Error("a backup was left in the working tree")
+	}
+	for _, f := range []string{path, want} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600 as the file was", f, fi.Mode(), err)
+		}
+	}
+	// A file uninstall removes held only memctl's entries: no backup of it.
+	p2 := project(t)
+	p2.BackupDir = filepath.Join(p2.Root, ".git", "memctl", "backups")
+	if _, err := Install(rt, p2, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Uninstall(rt, p2, Options{MCP: true})
+	if err != nil || !res[0].Removed || res[0].Backup != "" {
+		t.Errorf("uninstall: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(p2.BackupDir); err == nil {
+		t.Error("uninstall backed up a file it removed")
+	}
+}
+
+func TestGlobalFilesArePrivate(t *testing.T) {
+	p := Place{Scope: Global, Home: t.TempDir()}
+	rt := mustLookup(t, "codex")
+	res, err := Install(rt, p, Options{MCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		abs := filepath.Join(p.Home, strings.TrimPrefix(r.File, "~/"))
+		if fi, err := os.Stat(abs); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", r.File, fi.Mode(), err)
+		}
+	}
+	// An existing file keeps its mode, and its backup, next to it, has it.
+	abs := filepath.Join(p.Home, ".codex", "config.toml")
+	write(t, abs, "model = \"o5\"\n")
+	if err := os.Chmod(abs, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	write(t, abs+backupSuffix, "older")
+	if _, err := Install(rt, p, Options{MCP: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{abs, abs + backupSuffix} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s: mode %v (%v), want 0640", f, fi.Mode(), err)
 		}
 	}
 }

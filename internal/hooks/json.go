@@ -54,15 +54,15 @@ func (o *object) del(k string) {
 	}
 }
 
-// SyntaxError is a settings file that is not JSON, with the 1-based line
+// syntaxError is a settings file that is not JSON, with the 1-based line
 // and column where reading stopped.
-type SyntaxError struct {
+type syntaxError struct {
 	Format       string // JSON, TOML
 	Line, Column int
 	Msg          string
 }
 
-func (e *SyntaxError) Error() string {
+func (e *syntaxError) Error() string {
 	return fmt.Sprintf("not valid %s: line %d, column %d: %s", e.Format, e.Line, e.Column, e.Msg)
 }
 
@@ -75,7 +75,7 @@ func parseObject(data []byte) (*object, error) {
 		return newObject(), nil
 	}
 	if !utf8.Valid(data) {
-		return nil, &SyntaxError{Format: "JSON", Line: 1, Column: 1, Msg: "not UTF-8"}
+		return nil, &syntaxError{Format: "JSON", Line: 1, Column: 1, Msg: "not UTF-8"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -90,7 +90,7 @@ func parseObject(data []byte) (*object, error) {
 	}
 	o, ok := v.(*object)
 	if !ok {
-		return nil, &SyntaxError{Format: "JSON", Line: 1, Column: 1, Msg: "not a JSON object"}
+		return nil, &syntaxError{Format: "JSON", Line: 1, Column: 1, Msg: "not a JSON object"}
 	}
 	return o, nil
 }
@@ -108,7 +108,7 @@ func positioned(data []byte, off int64, err error) error {
 	line := bytes.Count(before, []byte{'\n'}) + 1
 	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
 	msg := strings.TrimPrefix(err.Error(), "json: ")
-	return &SyntaxError{Format: "JSON", Line: line, Column: col, Msg: msg}
+	return &syntaxError{Format: "JSON", Line: line, Column: col, Msg: msg}
 }
 
 func parseValue(dec *json.Decoder) (any, error) {

@@ -35,8 +35,8 @@ type mcpSpec struct {
 	globalState string // the file status reads for the global scope
 }
 
-// MCPServer is the server memctl registers: the command and its arguments.
-var MCPServer = []string{"memctl", "mcp"}
+// mcpServer is the server memctl registers: the command and its arguments.
+var mcpServer = []string{"memctl", "mcp"}
 
 // MCPFile is where rt's MCP servers are registered in p, as shown.
 func (rt *Runtime) MCPFile(p Place) (abs, shown string) {
@@ -57,12 +57,12 @@ func (rt *Runtime) mcpEntry() *object {
 	e := newObject()
 	if rt.mcp.kind == mcpOpenCode {
 		e.set("type", "local")
-		e.set("command", []any{MCPServer[0], MCPServer[1]})
+		e.set("command", []any{mcpServer[0], mcpServer[1]})
 		e.set("enabled", true)
 		return e
 	}
-	e.set("command", MCPServer[0])
-	e.set("args", []any{MCPServer[1]})
+	e.set("command", mcpServer[0])
+	e.set("args", []any{mcpServer[1]})
 	return e
 }
 
@@ -156,9 +156,9 @@ func registerMCP(rt *Runtime, p Place, on bool) (Result, error) {
 		return Result{File: shown, Warning: fmt.Sprintf("%s is %s's own state file, which memctl does not write; %s", shown, rt.Name, verb)}, nil
 	}
 	if rt.mcp.kind == mcpCodexTOML {
-		return codexMCP(abs, shown, on)
+		return codexMCP(p, abs, shown, on)
 	}
-	return rewriteFile(abs, shown, 0, func(root *object) error { return rt.setMCP(root, on) })
+	return rewriteFile(p, abs, shown, 0, func(root *object) error { return rt.setMCP(root, on) })
 }
 
 // inlineServersRE finds mcp_servers written as a key (mcp_servers = {…},
@@ -178,7 +178,7 @@ func codexState(data []byte) (string, error) {
 		return NotInstalled, nil
 	}
 	args, _ := e["args"].([]any)
-	if len(e) == 2 && e["command"] == MCPServer[0] && slices.Equal(args, []any{MCPServer[1]}) {
+	if len(e) == 2 && e["command"] == mcpServer[0] && slices.Equal(args, []any{mcpServer[1]}) {
 		return Installed, nil
 	}
 	return Outdated, nil
@@ -187,7 +187,7 @@ func codexState(data []byte) (string, error) {
 func tomlError(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &SyntaxError{Format: "TOML", Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
+		return &syntaxError{Format: "TOML", Line: pe.Position.Line, Column: pe.Position.Col, Msg: pe.Message}
 	}
 	return err
 }
@@ -195,13 +195,14 @@ func tomlError(err error) error {
 // codexMCP adds memctl's table to the end of a Codex config.toml, or
 // removes it, as text: a TOML file is never re-encoded, so its comments
 // and layout stay. A table memctl did not write is left as it is.
-func codexMCP(abs, shown string, on bool) (Result, error) {
+func codexMCP(p Place, abs, shown string, on bool) (Result, error) {
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
-	if err != nil || skip != "" {
-		res.Warning = skip
+	cur, err := readSettings(abs, shown)
+	if err != nil || cur.skip != "" {
+		res.Warning = cur.skip
 		return res, err
 	}
+	data := cur.data
 	st, err := codexState(data)
 	if err != nil {
 		return res, &FileError{File: shown, Err: err}
@@ -244,19 +245,19 @@ func codexMCP(abs, shown string, on bool) (Result, error) {
 		res.Warning = fmt.Sprintf("%s: memctl cannot change this file safely; add or remove this table by hand:\n%s", shown, codexBlock)
 		return res, nil
 	}
-	if existed {
-		if err := backup(abs, data); err != nil {
-			return res, err
-		}
-		res.Backup = shown + BackupSuffix
-	}
 	res.Changed = true
 	if len(bytes.TrimSpace(out)) == 0 {
+		// Nothing but memctl's table was in it: no backup.
 		res.Removed = true
 		return res, os.Remove(abs)
+	}
+	if cur.existed {
+		if res.Backup, err = p.backup(abs, shown, cur); err != nil {
+			return res, err
+		}
 	}
 	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
 		return res, err
 	}
-	return res, fsx.WriteFile(abs, out, 0o644)
+	return res, fsx.WriteFile(abs, out, p.newFileMode())
 }

@@ -15,14 +15,14 @@ import (
 // file that starts with it is memctl's to replace or remove.
 const pluginMarker = "// memctl: written by `memctl hooks install opencode`"
 
-// Plugin is the OpenCode plugin memctl installs. OpenCode has no shell
+// plugin is the OpenCode plugin memctl installs. OpenCode has no shell
 // hooks: a plugin's handlers run in OpenCode's Bun runtime, and this one
 // shells out to memctl's hook adapter with a hook-shaped JSON input, as
 // the other runtimes do. Before a compaction it records the session and
 // adds the context pack to what the compaction keeps; after one, and
 // whenever the session goes idle, it records the session. Every call
 // ignores memctl's failures: a hook must never break the agent.
-const Plugin = pluginMarker + `; ` + "`memctl hooks uninstall opencode`" + ` removes it.
+const plugin = pluginMarker + `; ` + "`memctl hooks uninstall opencode`" + ` removes it.
 // It runs memctl's hook adapter (memctl help agents, "Hooks, per runtime").
 const hook = async ($, directory, event, sessionID) => {
   const input = JSON.stringify({ session_id: sessionID ?? "", cwd: directory, hook_event_name: event })
@@ -49,7 +49,7 @@ export const MemctlPlugin = async ({ $, directory }) => ({
 // pluginState tells memctl's plugin, current or older, from another file.
 func pluginState(data []byte) string {
 	switch {
-	case bytes.Equal(data, []byte(Plugin)):
+	case bytes.Equal(data, []byte(plugin)):
 		return Installed
 	case bytes.HasPrefix(data, []byte(pluginMarker)):
 		return Outdated
@@ -62,41 +62,40 @@ var errForeignPlugin = errors.New("was not written by memctl (its first line is 
 func installPlugin(rt *Runtime, p Place) (Result, error) {
 	abs, shown := rt.File(p)
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
-	if err != nil || skip != "" {
-		res.Warning = skip
+	cur, err := readSettings(abs, shown)
+	if err != nil || cur.skip != "" {
+		res.Warning = cur.skip
 		return res, err
 	}
-	if existed {
-		switch pluginState(data) {
+	if cur.existed {
+		switch pluginState(cur.data) {
 		case Installed:
 			return res, nil
 		case NotInstalled:
 			return res, &FileError{File: shown, Err: errForeignPlugin}
 		}
-		if err := backup(abs, data); err != nil {
+		if res.Backup, err = p.backup(abs, shown, cur); err != nil {
 			return res, err
 		}
-		res.Backup = shown + BackupSuffix
 	}
 	if _, err := fsx.MkdirAll(filepath.Dir(abs)); err != nil {
 		return res, err
 	}
 	res.Changed = true
-	return res, fsx.WriteFile(abs, []byte(Plugin), 0o644)
+	return res, fsx.WriteFile(abs, []byte(plugin), p.newFileMode())
 }
 
 func uninstallPlugin(rt *Runtime, p Place) (Result, error) {
 	abs, shown := rt.File(p)
 	res := Result{File: shown}
-	data, existed, skip, err := readSettings(abs, shown)
+	cur, err := readSettings(abs, shown)
 	switch {
-	case err != nil || !existed:
+	case err != nil || !cur.existed:
 		return res, err
-	case skip != "":
-		res.Warning = skip
+	case cur.skip != "":
+		res.Warning = cur.skip
 		return res, nil
-	case pluginState(data) == NotInstalled:
+	case pluginState(cur.data) == NotInstalled:
 		res.Warning = shown + " was not written by memctl; left as it is"
 		return res, nil
 	}

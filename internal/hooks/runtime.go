@@ -57,6 +57,7 @@ type hookEntry struct {
 	Event   string // the runtime's name: SessionStart, PreCompress, sessionStart, …
 	Command string // memctl hook <runtime> <event>
 	Timeout int    // in the runtime's unit (Gemini: milliseconds); 0 for none
+	Async   bool   // the runtime need not wait for it (side effects only)
 }
 
 var empty = ""
@@ -69,12 +70,14 @@ var Runtimes = []*Runtime{
 		// Timeouts in seconds. SessionStart has no matcher: it also fires
 		// after a compaction (source compact), which is when memory is
 		// lost. SessionEnd hooks share 1.5 s unless one asks for more.
+		// PostCompact only records the session: async, so the agent goes
+		// on without waiting for it.
 		matcher: &empty,
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook claude session-start", 10},
-			{"PreCompact", "memctl hook claude pre-compact", 30},
-			{"PostCompact", "memctl hook claude post-compact", 30},
-			{"SessionEnd", "memctl hook claude session-end", 10},
+			{"SessionStart", "memctl hook claude session-start", 10, false},
+			{"PreCompact", "memctl hook claude pre-compact", 30, false},
+			{"PostCompact", "memctl hook claude post-compact", 30, true},
+			{"SessionEnd", "memctl hook claude session-end", 10, false},
 		},
 		mcp: mcpSpec{file: ".mcp.json", kind: mcpServersJSON, globalNote: "claude mcp add --scope user memctl -- memctl mcp", globalState: ".claude.json"},
 	},
@@ -84,10 +87,10 @@ var Runtimes = []*Runtime{
 		// Codex has no session end: Stop, at the end of every turn, is the
 		// last chance to record the session; its output must be JSON.
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook codex session-start", 10},
-			{"PreCompact", "memctl hook codex pre-compact", 30},
-			{"PostCompact", "memctl hook codex post-compact", 30},
-			{"Stop", "memctl hook codex stop", 30},
+			{"SessionStart", "memctl hook codex session-start", 10, false},
+			{"PreCompact", "memctl hook codex pre-compact", 30, false},
+			{"PostCompact", "memctl hook codex post-compact", 30, false},
+			{"Stop", "memctl hook codex stop", 30, false},
 		},
 		mcp: mcpSpec{file: ".codex/config.toml", globalFile: ".codex/config.toml", kind: mcpCodexTOML},
 	},
@@ -97,9 +100,9 @@ var Runtimes = []*Runtime{
 		// Timeouts in milliseconds. PreCompress is advisory and cannot add
 		// context, but it is the last moment before the context is cut.
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook gemini session-start", 10000},
-			{"PreCompress", "memctl hook gemini pre-compact", 30000},
-			{"SessionEnd", "memctl hook gemini session-end", 10000},
+			{"SessionStart", "memctl hook gemini session-start", 10000, false},
+			{"PreCompress", "memctl hook gemini pre-compact", 30000, false},
+			{"SessionEnd", "memctl hook gemini session-end", 10000, false},
 		},
 		mcp: mcpSpec{file: ".gemini/settings.json", globalFile: ".gemini/settings.json", kind: mcpServersJSON},
 	},
@@ -108,9 +111,9 @@ var Runtimes = []*Runtime{
 		ProjectFile: ".cursor/hooks.json", GlobalFile: ".cursor/hooks.json",
 		flat: true, version: 1,
 		hooks: []hookEntry{
-			{"sessionStart", "memctl hook cursor session-start", 0},
-			{"preCompact", "memctl hook cursor pre-compact", 0},
-			{"sessionEnd", "memctl hook cursor session-end", 0},
+			{"sessionStart", "memctl hook cursor session-start", 0, false},
+			{"preCompact", "memctl hook cursor pre-compact", 0, false},
+			{"sessionEnd", "memctl hook cursor session-end", 0, false},
 		},
 		mcp: mcpSpec{file: ".cursor/mcp.json", globalFile: ".cursor/mcp.json", kind: mcpServersJSON},
 	},
@@ -150,6 +153,10 @@ type Place struct {
 	Root      string // the repository's root, for Project
 	Home      string // the home directory, for Global
 	XDGConfig string
+	// BackupDir is where backups of Project files go, under the git
+	// directory (<git common dir>/memctl/backups); "" keeps each next to
+	// its file.
+	BackupDir string
 }
 
 // path is file's absolute path in p and how to show it: relative to the

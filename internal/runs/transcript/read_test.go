@@ -200,3 +200,48 @@ func TestReadStopsWhenCancelled(t *testing.T) {
 		t.Error("Read with a cancelled context returned no session; want what was read")
 	}
 }
+
+// A FIFO blocks whoever opens it until a writer comes, and a device such
+// as /dev/zero never ends: a transcript path that is not a regular file is
+// refused before it is opened.
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
+	// A FIFO: testdata/script/hook_budget.txtar (mkfifo is not portable).
+	for _, path := range []string{os.DevNull, t.TempDir()} {
+		s, err := Read(context.Background(), path, RuntimeClaudeCode, Options{})
+		if !errors.Is(err, ErrNotRegular) || s != nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("Read(%s) = %v, %v; want ErrNotRegular naming the path", path, s, err)
+		}
+	}
+}
+
+// A line that never ends (a stream of bytes without a newline) is read in
+// buffer-sized pieces; the reader checks the context between them.
+func TestReadStopsInALineWithoutEnd(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &endless{after: 1 << 20, cancel: cancel}
+	_, err := Parse(ctx, r, "endless", RuntimeClaudeCode, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if r.n > r.after+1<<20 {
+		t.Errorf("read %d bytes after the context ended", r.n-r.after)
+	}
+}
+
+// endless yields 'x' for ever, cancelling after some bytes.
+type endless struct {
+	n, after int
+	cancel   func()
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	if e.n += len(p); e.n >= e.after {
+		e.cancel()
+	}
+	return len(p), nil
+}

@@ -119,8 +119,12 @@ func (e *LinesError) Error() string {
 // session. Otherwise the session comes with a nil error, a *LinesError for
 // skipped lines, or the context's error if ctx ended first (the session
 // then holds what was read).
+//
+// A path that is not a regular file (a FIFO, a device such as /dev/zero)
+// is an error wrapping ErrNotRegular, read no further: opening a FIFO
+// blocks until a writer comes, and a device may never end.
 func Read(ctx context.Context, path, runtime string, opts Options) (*Session, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
@@ -135,6 +139,34 @@ func Read(ctx context.Context, path, runtime string, opts Options) (*Session, er
 		}
 	}
 	return p.result(le, err, runtime)
+}
+
+// ErrNotRegular is a transcript path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens path if it is a regular file (through links). It
+// looks before it opens, as opening a FIFO blocks, and again after, for a
+// file swapped in between.
+func openRegular(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: %w", path, ErrNotRegular)
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // Parse is Read on a stream (no subagent files); name is what errors call it.
@@ -185,7 +217,7 @@ func (p *parser) lines(r io.Reader, name string) (*LinesError, error) {
 			le.FirstLine, le.FirstErr = n, err
 		}
 	}
-	lr := lineReader{r: bufio.NewReaderSize(r, 64<<10), max: p.maxLine}
+	lr := lineReader{ctx: p.ctx, r: bufio.NewReaderSize(r, 64<<10), max: p.maxLine}
 	for n := 0; ; {
 		if n%256 == 0 {
 			if err := p.ctx.Err(); err != nil {
@@ -252,7 +284,7 @@ func (p *parser) subagents(path string) (*LinesError, error) {
 		if e.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, name))
+		f, err := openRegular(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
@@ -338,6 +370,7 @@ func sniff(line []byte, b *builder) lineHandler {
 // is consumed without being kept (long is true); no line is ever held whole
 // beyond max bytes.
 type lineReader struct {
+	ctx context.Context // a line without end stops when it ends
 	r   *bufio.Reader
 	max int
 	buf []byte
@@ -361,6 +394,9 @@ func (lr *lineReader) next() (line []byte, long bool, err error) {
 			lr.buf = append(lr.buf, frag...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if lr.ctx != nil && lr.ctx.Err() != nil {
+				return nil, long, lr.ctx.Err()
+			}
 			continue
 		}
 		if long {
