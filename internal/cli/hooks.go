@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +89,17 @@ func newHooksStatusCmd(env *Env) *cobra.Command {
 }
 
 // hooksRuntimes looks the named runtimes up, each once; none names all.
-func hooksRuntimes(names []string) ([]*hooks.Runtime, error) {
+// A name may be a comma-separated list ("claude,codex", "claude, codex"),
+// as init --agents takes them.
+func hooksRuntimes(args []string) ([]*hooks.Runtime, error) {
+	var names []string
+	for _, a := range args {
+		for n := range strings.SplitSeq(a, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
 	if len(names) == 0 {
 		return hooks.Runtimes, nil
 	}
@@ -161,6 +172,11 @@ func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []st
 	b := &batchError{total: len(rts)}
 	for _, rt := range rts {
 		results, err := change(rt, p, hooks.Options{MCP: opts.mcp})
+		if err != nil {
+			// The last file is the one that failed: its error says so, not
+			// a line that it was left as it should be.
+			results = results[:max(len(results)-1, 0)]
+		}
 		for _, r := range results {
 			reportHooksChange(env, rt, r, done)
 		}

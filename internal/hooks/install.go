@@ -280,7 +280,12 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 	}
 	var out []found
 	for _, ev := range h.keys {
-		list, _ := h.vals[ev].([]any)
+		list, isList := h.vals[ev].([]any)
+		if !isList && rt.installs(ev) {
+			// An event memctl installs holds something else: rewriting it
+			// would drop what is there, so the file is refused as it is.
+			return nil, fmt.Errorf(`"hooks"."%s" is not an array; fix or remove it, then run memctl hooks install again`, ev)
+		}
 		for _, item := range list {
 			if rt.flat {
 				if rt.isOurs(ev, item) {
