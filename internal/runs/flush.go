@@ -14,7 +14,7 @@ import (
 
 // ErrNoSession is returned by Flush when neither the hook's input nor the
 // caller names a session: there is nothing to record.
-var ErrNoSession = errors.New("no session to record: no hook input on stdin and no MEMCTL_SESSION_ID")
+var ErrNoSession = errors.New("no session to record: no session_id in the hook input on stdin, and MEMCTL_SESSION_ID is not set")
 
 // FlushRequest is what a pre-compaction or session-end hook knows.
 type FlushRequest struct {
