@@ -55,6 +55,19 @@ func (g *gathered) problem(part int, where string, err error, left string) {
 	g.probs[part] = append(g.probs[part], Problem{Part: partNames[part], Where: where, Message: err.Error() + "; " + left})
 }
 
+// safely runs read, one part's reading in its own goroutine: a panic
+// there would end the process (the hook's and the MCP server's recover
+// see only their own goroutine), so it is that part's problem instead,
+// and the rest of the pack is built as for any part that cannot be read.
+func (g *gathered) safely(part int, read func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.problem(part, "", fmt.Errorf("internal error: %v", r), "it is left out")
+		}
+	}()
+	read()
+}
+
 // problems are every part's, in the order of the parts.
 func (g *gathered) problems() []Problem {
 	out := []Problem{}
@@ -67,15 +80,19 @@ func (g *gathered) problems() []Problem {
 func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 	g := &gathered{}
 	cfg := ws.Config
-	var fns []func()
+	type part struct {
+		part int
+		read func()
+	}
+	var parts []part
 	if cfg.Facts.Enabled {
-		fns = append(fns, func() { g.readLedger(ws, opts) })
+		parts = append(parts, part{partProposals, func() { g.readLedger(ws, opts) }}) // facts are read in a goroutine of their own
 	}
 	if opts.PersonalPrefs != "" {
-		fns = append(fns, func() { g.readPersonal(opts.PersonalPrefs) })
+		parts = append(parts, part{partPreferences, func() { g.readPersonal(opts.PersonalPrefs) }})
 	}
 	if cfg.Tasks.Enabled {
-		fns = append(fns, func() { g.readTasks(ws, opts) })
+		parts = append(parts, part{partTasks, func() { g.readTasks(ws, opts) }})
 	}
 	if cfg.Runs.Enabled {
 		g.changed = opts.Files
@@ -86,14 +103,14 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 			// once the runs say it is needed.
 			changed = startChanged(ctx, ws)
 		}
-		fns = append(fns, func() { g.readRuns(ws, opts, changed) })
+		parts = append(parts, part{partRuns, func() { g.readRuns(ws, opts, changed) }})
 	}
 	if opts.PinsDir != "" && opts.Actor != "" {
-		fns = append(fns, func() { g.readPins(opts) })
+		parts = append(parts, part{partPins, func() { g.readPins(opts) }})
 	}
 	var wg sync.WaitGroup
-	for _, fn := range fns {
-		wg.Go(fn)
+	for _, p := range parts {
+		wg.Go(func() { g.safely(p.part, p.read) })
 	}
 	wg.Wait()
 	return g
@@ -233,6 +250,11 @@ func startChanged(ctx context.Context, ws *config.Workspace) func() ([]string, e
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error: %v", r)
+			}
+		}()
 		files, err = gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
 	}()
 	return func() ([]string, error) {

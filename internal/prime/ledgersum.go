@@ -87,7 +87,7 @@ func (g *gathered) readLedger(ws *config.Workspace, opts Options) {
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { g.readFacts(ws) })
+	wg.Go(func() { g.safely(partFacts, func() { g.readFacts(ws) }) })
 	g.readProposals(ws)
 	wg.Wait()
 	if dir == "" || err != nil || g.facts == nil || g.proposalsBroken {

@@ -201,3 +201,18 @@ func TestBuildNoRunsDirectory(t *testing.T) {
 		t.Errorf("got %q, %v", p.Text(), p.Problems)
 	}
 }
+
+// TestSafely: a panic in one part's goroutine becomes that part's problem
+// (a hook or the MCP server must not die of it), and the process goes on.
+func TestSafely(t *testing.T) {
+	g := &gathered{}
+	g.safely(partPins, func() { panic("boom") })
+	got := g.problems()
+	if len(got) != 1 || got[0].Part != "pins" || !strings.Contains(got[0].Message, "internal error: boom") {
+		t.Fatalf("problems = %+v, want one pins problem naming the panic", got)
+	}
+	g.safely(partTasks, func() {})
+	if len(g.problems()) != 1 {
+		t.Errorf("a part that reads cleanly added a problem: %+v", g.problems())
+	}
+}
