@@ -79,25 +79,23 @@ func New(opts Options) *Server {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Serve speaks MCP on in and out until the client closes in or ctx ends.
-// A client that closes in is the end of the session, not an error. Serve
-// returns once the call in progress, if any, has finished, so that the
-// process never ends in the middle of a write.
+// A client that closes in is the end of the session, not an error: every
+// request read before it is answered first, so that a client may write
+// its requests and close in at once. A line that is not a valid JSON-RPC
+// 2.0 message is answered with the error JSON-RPC prescribes, and the
+// session goes on (stdio.go). Serve returns once the call in progress, if
+// any, has finished, so that the process never ends in the middle of a
+// write.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	t := &sdk.IOTransport{Reader: nopReadCloser{in}, Writer: nopWriteCloser{out}}
+	w := newStdout(out)
+	// MaxLineLength -1: stdin's filter has enforced the SDK's cap already.
+	t := &sdk.IOTransport{Reader: newStdin(ctx, in, w), Writer: w, MaxLineLength: -1}
 	err := s.sdk.Run(ctx, t)
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	return err
 }
-
-type nopReadCloser struct{ io.Reader }
-
-func (nopReadCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // call is one tool call's session over the workspace, and what the call
 // should also tell the agent: notices and warnings memctl would print on
