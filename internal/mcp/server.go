@@ -69,7 +69,10 @@ error whose text says what went wrong and, after "hint:", what to do next.`
 func New(opts Options) *Server {
 	s := &Server{opts: opts}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "memctl", Title: "memctl", Version: opts.Version},
-		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: instructions,
+			// The tools and the resources never change while the server
+			// runs: no listChanged (the SDK's default is true).
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}}})
 	s.addTools()
 	s.addResources()
 	return s
@@ -103,12 +106,15 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 type call struct {
 	sess  *app.Session
 	notes []string
+	// client is the name the MCP client gave in its initialize request
+	// (clientInfo.name), "mcp" when it gave none.
+	client string
 }
 
 // open opens the workspace for one call of tool: read afresh, since the
 // files change between calls.
-func (s *Server) open(tool string) (*call, error) {
-	c := &call{}
+func (s *Server) open(tool, client string) (*call, error) {
+	c := &call{client: client}
 	now := s.opts.Now
 	sess, err := app.Open(s.opts.Dir, app.Options{
 		Getenv: s.opts.Getenv, Now: now, Rand: s.opts.Rand,
@@ -134,13 +140,13 @@ type handler[In any] func(ctx context.Context, c *call, in In) (*sdk.CallToolRes
 // and index). An error, a panic included, is a tool error with the
 // message and the hint the CLI prints: the server stays up.
 func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
-	sdk.AddTool(s.sdk, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, _ error) {
+	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, _ error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.closed {
 			return errorResult(errors.New("the MCP session has ended"), nil), nil, nil
 		}
-		c, err := s.open(t.Name)
+		c, err := s.open(t.Name, clientName(req.Session))
 		if err != nil {
 			return errorResult(err, nil), nil, nil
 		}
@@ -156,6 +162,17 @@ func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
 		addNotes(res, c.notes)
 		return res, nil, nil
 	})
+}
+
+// clientName is the client's name from its initialize request, else
+// "mcp".
+func clientName(ss *sdk.ServerSession) string {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && strings.TrimSpace(p.ClientInfo.Name) != "" {
+			return strings.TrimSpace(p.ClientInfo.Name)
+		}
+	}
+	return "mcp"
 }
 
 // safely runs f, turning a panic into an error: a bug in one call must
