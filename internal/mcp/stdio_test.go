@@ -3,7 +3,10 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +135,57 @@ func TestValidID(t *testing.T) {
 		if got := validID([]byte(raw)); got != want {
 			t.Errorf("validID(%s) = %v, want %v", raw, got, want)
 		}
+	}
+}
+
+// TestServe: Serve over a stdin that holds the whole session and ends at
+// once answers every request, and a bad line in between, in process (the
+// race detector sees the filter, the SDK and the tool calls together).
+func TestServe(t *testing.T) {
+	f := newFixture(t, "")
+	s := New(Options{Dir: f.root, Getenv: func(k string) string { return f.env[k] },
+		Now: func() time.Time { return testNow }, Rand: bytes.NewReader(bytes.Repeat([]byte{7, 1, 9, 3}, 4096)), PID: 42, Version: "test"})
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"serve-test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task","arguments":{"action":"create","title":"write the lexer"}}}`,
+		`not json`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_run","arguments":{"intent":"lex"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+	}, "\n")
+	var out bytes.Buffer
+	if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	got := map[string]string{}
+	for line := range strings.Lines(out.String()) {
+		var msg struct {
+			ID     json.RawMessage
+			Result *struct {
+				IsError           bool
+				StructuredContent struct {
+					Run struct{ Agent struct{ Runtime string } }
+				}
+			}
+			Error *struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		id := string(msg.ID)
+		switch {
+		case msg.Error != nil:
+			got[id] = fmt.Sprintf("error %d", msg.Error.Code)
+		case msg.Result == nil || msg.Result.IsError:
+			got[id] = "no result: " + line
+		case id == "3" && msg.Result.StructuredContent.Run.Agent.Runtime != "serve-test":
+			got[id] = "a run without the client's name as its runtime: " + line
+		default:
+			got[id] = "result"
+		}
+	}
+	want := map[string]string{"1": "result", "2": "result", "3": "result", "4": "result", "null": "error -32700"}
+	if !maps.Equal(got, want) {
+		t.Errorf("answers = %v, want %v\nstdout:\n%s", got, want, out.String())
 	}
 }
