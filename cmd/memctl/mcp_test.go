@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,4 +225,118 @@ func mcpWorkspace(t *testing.T, bin string) (dir string, env []string) {
 		t.Fatalf("memctl init: %v\n%s", err, out)
 	}
 	return dir, env
+}
+
+// The start of an MCP session as a client writes it: initialize (id 1)
+// and the notification that follows its answer.
+const (
+	mcpInitialize  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"trial-client","version":"1"}}}`
+	mcpInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// mcpPipe runs memctl mcp in dir with lines as its stdin, closed at once
+// (printf … | memctl mcp), and returns its stdout's lines sorted (the
+// server answers concurrent requests in any order), with each result but
+// a ping's cut to its keys: the ids and the shape, not the volatile text.
+func mcpPipe(t *testing.T, bin, dir string, env []string, lines ...string) []string {
+	t.Helper()
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("memctl mcp: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("memctl mcp stderr:\n%s", stderr.String())
+	}
+	var out []string
+	for line := range strings.Lines(stdout.String()) {
+		var msg struct {
+			ID     json.RawMessage            `json:"id"`
+			Result map[string]json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("stdout line %q: %v", line, err)
+		}
+		if len(msg.Result) > 0 {
+			keys := slices.Sorted(maps.Keys(msg.Result))
+			line = fmt.Sprintf("id %s: result with %s", msg.ID, strings.Join(keys, ", "))
+		}
+		out = append(out, strings.TrimSuffix(line, "\n"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestMCPStdinClosed: a client that writes its requests and closes stdin
+// at once gets every answer (the SDK alone cancelled the requests in
+// progress at the end of stdin and printed nothing), and the server
+// exits 0.
+func TestMCPStdinClosed(t *testing.T) {
+	bin, err := exec.LookPath("memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := mcpWorkspace(t, bin)
+	got := mcpPipe(t, bin, dir, env, mcpInitialize, mcpInitialized,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ready","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"four","method":"ping"}`)
+	want := []string{
+		`{"jsonrpc":"2.0","id":"four","result":{}}`,
+		"id 1: result with capabilities, instructions, protocolVersion, serverInfo",
+		"id 2: result with cacheScope, tools, ttlMs",
+		"id 3: result with content",
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("stdout (sorted, results cut to their keys) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMCPMalformedLines: a line that is not JSON, or not a JSON-RPC 2.0
+// message, is answered with JSON-RPC's error (-32700 Parse error, -32600
+// Invalid Request, with the id when it is a valid one) and the server
+// goes on: the ping after each is answered (the SDK alone ended the
+// session at the first, exit 1).
+func TestMCPMalformedLines(t *testing.T) {
+	bin, err := exec.LookPath("memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := mcpWorkspace(t, bin)
+	lines := []string{mcpInitialize, mcpInitialized}
+	want := []string{"id 1: result with capabilities, instructions, protocolVersion, serverInfo"}
+	for i, tc := range []struct{ line, answer string }{
+		{"this is not json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character 'h' in literal true (expecting 'r')"}}`},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end of JSON input"}}`},
+		{`{"foo":1}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\""}}`},
+		{`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batches are not supported; send one message per line"}}`},
+		{`"ping"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message is a JSON object"}}`},
+		{`{"jsonrpc":"1.0","id":"a","method":"ping"}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\""}}`},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}`},
+		{`{"jsonrpc":"2.0","id":2.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string or an integer"}}`},
+		{`{"jsonrpc":"2.0","id":8,"method":["ping"]}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"Invalid Request: \"method\" must be a string"}}`},
+		{`{"jsonrpc":"2.0","id":9}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"Invalid Request: a request needs \"method\" (a response, \"id\" and \"result\" or \"error\")"}}`},
+		{`{"jsonrpc":"2.0","id":10,"method":"ping","params":"x"}`, `{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"Invalid Request: \"params\" must be an object"}}`},
+		{`{"jsonrpc":"2.0","id":11,"error":"bad"}`, `{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"Invalid Request: \"error\" must be an object with \"code\" and \"message\""}}`},
+		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batches are not supported; send one message per line"}}`},
+		{`{"jsonrpc":"2.0","id":12,"method":"ping","params":{"a":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}}`,
+			`{"jsonrpc":"2.0","id":12,"error":{"code":-32600,"message":"Invalid Request: unmarshaling jsonrpc message: json: exceeded maximum nesting depth of 1000"}}`},
+	} {
+		ping := 100 + i
+		lines = append(lines, tc.line, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, ping))
+		want = append(want, tc.answer, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, ping))
+	}
+	// A blank line is no message, and a response the server did not ask
+	// for is no error: neither is answered.
+	lines = append(lines, "", "  ", `{"jsonrpc":"2.0","id":55,"result":{}}`, `{"jsonrpc":"2.0","id":"last","method":"ping"}`)
+	want = append(want, `{"jsonrpc":"2.0","id":"last","result":{}}`)
+	slices.Sort(want)
+	got := mcpPipe(t, bin, dir, env, lines...)
+	if !slices.Equal(got, want) {
+		t.Errorf("stdout (sorted, results cut to their keys) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

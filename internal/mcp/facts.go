@@ -37,7 +37,7 @@ func (s *Server) readFacts(_ context.Context, req *sdk.ReadResourceRequest) (*sd
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	uri := req.Params.URI
-	c, err := s.open("facts")
+	c, err := s.open("facts", clientName(req.Session))
 	if err != nil {
 		return nil, resourceError(err)
 	}

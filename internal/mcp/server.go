@@ -69,7 +69,10 @@ error whose text says what went wrong and, after "hint:", what to do next.`
 func New(opts Options) *Server {
 	s := &Server{opts: opts}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "memctl", Title: "memctl", Version: opts.Version},
-		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: instructions,
+			// The tools and the resources never change while the server
+			// runs: no listChanged (the SDK's default is true).
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}}})
 	s.addTools()
 	s.addResources()
 	return s
@@ -79,11 +82,17 @@ func New(opts Options) *Server {
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Serve speaks MCP on in and out until the client closes in or ctx ends.
-// A client that closes in is the end of the session, not an error. Serve
-// returns once the call in progress, if any, has finished, so that the
-// process never ends in the middle of a write.
+// A client that closes in is the end of the session, not an error: every
+// request read before it is answered first, so that a client may write
+// its requests and close in at once. A line that is not a valid JSON-RPC
+// 2.0 message is answered with the error JSON-RPC prescribes, and the
+// session goes on (stdio.go). Serve returns once the call in progress, if
+// any, has finished, so that the process never ends in the middle of a
+// write.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	t := &sdk.IOTransport{Reader: nopReadCloser{in}, Writer: nopWriteCloser{out}}
+	w := newStdout(out)
+	// MaxLineLength -1: stdin's filter has enforced the SDK's cap already.
+	t := &sdk.IOTransport{Reader: newStdin(ctx, in, w), Writer: w, MaxLineLength: -1}
 	err := s.sdk.Run(ctx, t)
 	s.mu.Lock()
 	s.closed = true
@@ -91,26 +100,21 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return err
 }
 
-type nopReadCloser struct{ io.Reader }
-
-func (nopReadCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // call is one tool call's session over the workspace, and what the call
 // should also tell the agent: notices and warnings memctl would print on
 // stderr.
 type call struct {
 	sess  *app.Session
 	notes []string
+	// client is the name the MCP client gave in its initialize request
+	// (clientInfo.name), "mcp" when it gave none.
+	client string
 }
 
 // open opens the workspace for one call of tool: read afresh, since the
 // files change between calls.
-func (s *Server) open(tool string) (*call, error) {
-	c := &call{}
+func (s *Server) open(tool, client string) (*call, error) {
+	c := &call{client: client}
 	now := s.opts.Now
 	sess, err := app.Open(s.opts.Dir, app.Options{
 		Getenv: s.opts.Getenv, Now: now, Rand: s.opts.Rand,
@@ -136,13 +140,13 @@ type handler[In any] func(ctx context.Context, c *call, in In) (*sdk.CallToolRes
 // and index). An error, a panic included, is a tool error with the
 // message and the hint the CLI prints: the server stays up.
 func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
-	sdk.AddTool(s.sdk, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, _ error) {
+	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, _ error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.closed {
 			return errorResult(errors.New("the MCP session has ended"), nil), nil, nil
 		}
-		c, err := s.open(t.Name)
+		c, err := s.open(t.Name, clientName(req.Session))
 		if err != nil {
 			return errorResult(err, nil), nil, nil
 		}
@@ -158,6 +162,17 @@ func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
 		addNotes(res, c.notes)
 		return res, nil, nil
 	})
+}
+
+// clientName is the client's name from its initialize request, else
+// "mcp".
+func clientName(ss *sdk.ServerSession) string {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && strings.TrimSpace(p.ClientInfo.Name) != "" {
+			return strings.TrimSpace(p.ClientInfo.Name)
+		}
+	}
+	return "mcp"
 }
 
 // safely runs f, turning a panic into an error: a bug in one call must

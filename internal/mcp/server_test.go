@@ -394,3 +394,78 @@ func TestOutsideAWorkspace(t *testing.T) {
 	f := &fixture{t: t, cs: cs}
 	f.refused("ready", map[string]any{}, "not inside a git repository", `hint: memctl keeps its files in a git repository`)
 }
+
+// TestTaskNotesField: a refused note names the tool's field, notes, as
+// create does, not the domain's append_notes.
+func TestTaskNotesField(t *testing.T) {
+	f := newFixture(t, "")
+	var created issue
+	f.ok("task", map[string]any{"action": "create", "title": "a task"}, &created)
+	secret := secretstest.Secrets()[0].Text
+	for _, tc := range []struct{ name, notes, want string }{
+		{"a secret", "deploy with " + secret, `field "notes" contains what looks like a secret`},
+		{"a bidi override", "ok \u202e reversed", `field "notes" has the bidirectional formatting character U+202E`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, action := range []string{"create", "update", "claim"} {
+				args := map[string]any{"action": action, "id": created.ID, "title": "x", "notes": tc.notes}
+				if action != "create" {
+					delete(args, "title")
+				}
+				text := f.refused("task", args, tc.want)
+				if strings.Contains(text, "append_notes") {
+					t.Errorf("%s: the refusal names append_notes: %s", action, text)
+				}
+			}
+		})
+	}
+}
+
+// TestRecordRunRuntime: a run recorded without runtime is the MCP
+// client's (its initialize request's clientInfo.name, "test" here).
+func TestRecordRunRuntime(t *testing.T) {
+	f := newFixture(t, "")
+	var run struct {
+		Run struct {
+			Agent struct{ Runtime string }
+		}
+	}
+	f.ok("record_run", map[string]any{"intent": "x"}, &run)
+	if run.Run.Agent.Runtime != "test" {
+		t.Errorf("runtime = %q, want the client's name, test", run.Run.Agent.Runtime)
+	}
+	f.ok("record_run", map[string]any{"intent": "y", "runtime": "codex"}, &run)
+	if run.Run.Agent.Runtime != "codex" {
+		t.Errorf("runtime = %q, want the one given, codex", run.Run.Agent.Runtime)
+	}
+	if got := clientName(nil); got != "mcp" {
+		t.Errorf("clientName without a session = %q, want mcp", got)
+	}
+}
+
+// TestZeroIsNotTheDefault: budget_tokens and limit, when given, are at
+// least 1, as memctl prime --budget-tokens and memctl recall -k want;
+// left out, they are the default.
+func TestZeroIsNotTheDefault(t *testing.T) {
+	f := newFixture(t, "")
+	for _, n := range []int{0, -1} {
+		f.refused("prime", map[string]any{"budget_tokens": n}, fmt.Sprintf("budget_tokens %d: use a positive number of tokens", n), "hint: leave budget_tokens out")
+		f.refused("recall", map[string]any{"query": "the parser", "limit": n}, fmt.Sprintf("limit %d: want at least 1", n))
+	}
+	f.ok("prime", map[string]any{"budget_tokens": 50}, nil)
+	f.ok("recall", map[string]any{"query": "the parser", "limit": 1}, nil)
+	f.ok("recall", map[string]any{"query": "the parser"}, nil)
+}
+
+// TestCapabilities: the tools and the resources never change while the
+// server runs, so it does not offer to say when they do.
+func TestCapabilities(t *testing.T) {
+	f := newFixture(t, "")
+	caps := f.cs.InitializeResult().Capabilities
+	if caps.Tools == nil || caps.Tools.ListChanged {
+		t.Errorf("tools capability = %+v, want present, without listChanged", caps.Tools)
+	}
+	if caps.Resources == nil || caps.Resources.ListChanged {
+		t.Errorf("resources capability = %+v, want present, without listChanged", caps.Resources)
+	}
+}

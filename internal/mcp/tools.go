@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/recall"
 	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -76,15 +79,19 @@ func usagef(format string, args ...any) error {
 // --- prime ---------------------------------------------------------------
 
 type primeIn struct {
-	BudgetTokens int `json:"budget_tokens,omitempty" jsonschema:"the pack's budget in tokens (default: the repository's [prime] budget_tokens)"`
+	BudgetTokens *int `json:"budget_tokens,omitempty" jsonschema:"the pack's budget in tokens, at least 1 (leave it out for the repository's [prime] budget_tokens)"`
 }
 
 func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, error) {
-	if in.BudgetTokens < 0 {
-		return nil, usagef("budget_tokens %d: want 0 (the configured budget) or more", in.BudgetTokens)
-	}
 	opts := c.sess.PrimeOptions()
-	opts.BudgetTokens = in.BudgetTokens
+	if in.BudgetTokens != nil {
+		// As memctl prime --budget-tokens: 0 is a mistake, not the default.
+		if *in.BudgetTokens < 1 {
+			return nil, app.WithHint(usagef("budget_tokens %d: use a positive number of tokens", *in.BudgetTokens),
+				"leave budget_tokens out for the repository's budget ([prime] budget_tokens)")
+		}
+		opts.BudgetTokens = *in.BudgetTokens
+	}
 	pack := prime.Build(ctx, c.sess.Workspace(), opts)
 	for _, p := range pack.Problems {
 		where := p.Where
@@ -100,17 +107,18 @@ func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, e
 
 type recallIn struct {
 	Query string `json:"query" jsonschema:"what to look for, in words"`
-	Limit int    `json:"limit,omitempty" jsonschema:"how many results (default 10)"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"how many results, at least 1 (default 10)"`
 	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: fact, task, proposal, run or playbook"`
 }
 
 func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult, error) {
 	start := c.sess.Now()
-	if in.Limit == 0 {
-		in.Limit = 10
+	limit := 10
+	if in.Limit != nil {
+		limit = *in.Limit
 	}
-	if in.Limit < 0 {
-		return nil, usagef("limit %d: want at least 1", in.Limit)
+	if limit < 1 {
+		return nil, usagef("limit %d: want at least 1", limit)
 	}
 	var f index.Filter
 	if in.Kind != "" {
@@ -122,7 +130,7 @@ func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult,
 	if err := recall.CheckQuery(in.Query); err != nil {
 		return nil, app.WithHint(&app.UsageError{Err: err}, `ask in words, e.g. "which database do we use"`)
 	}
-	ans, err := c.sess.Recall(ctx, in.Query, c.sess.RecallOptions(recall.ModeHybrid, in.Limit, f))
+	ans, err := c.sess.Recall(ctx, in.Query, c.sess.RecallOptions(recall.ModeHybrid, limit, f))
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +244,9 @@ func taskTool(ctx context.Context, c *call, in taskIn) (*sdk.CallToolResult, err
 		iss, err = t.Store.Update(in.ID, ch, now)
 	}
 	if err != nil {
-		return nil, app.TaskError(err)
+		// The domain names the line added to the notes append_notes (as
+		// update --append-notes); here it is the tool's notes.
+		return nil, app.TaskError(renameField(err, "append_notes", "notes"))
 	}
 	if err := t.Save(); err != nil {
 		return nil, err
@@ -273,6 +283,28 @@ func createTask(ctx context.Context, c *call, in taskIn) (*sdk.CallToolResult, e
 		return nil, err
 	}
 	return jsonResult(app.CreateObject(iss))
+}
+
+// renameField makes the field err names from the name old to new: a
+// refusal by the write gate (*secrets.RefusedError, *secrets.TextError)
+// or a task's validation (*tasks.ValidationError). Their messages are
+// made from the field when printed.
+func renameField(err error, old, new string) error {
+	var (
+		refused *secrets.RefusedError
+		text    *secrets.TextError
+		val     *tasks.ValidationError
+	)
+	if errors.As(err, &refused) && refused.Field == old {
+		refused.Field = new
+	}
+	if errors.As(err, &text) && text.Field == old {
+		text.Field = new
+	}
+	if errors.As(err, &val) && val.Field == old {
+		val.Field = new
+	}
+	return err
 }
 
 func deref(s *string) string {
@@ -331,7 +363,7 @@ type recordRunIn struct {
 	SessionID    string      `json:"session_id,omitempty" jsonschema:"the agent's session id"`
 	TaskIDs      []string    `json:"task_ids,omitempty" jsonschema:"the tasks the run worked on"`
 	Status       string      `json:"status,omitempty" jsonschema:"success, failure, partial or unknown"`
-	Runtime      string      `json:"runtime,omitempty" jsonschema:"the agent runtime (claude-code, codex, …)"`
+	Runtime      string      `json:"runtime,omitempty" jsonschema:"the agent runtime (claude-code, codex, …; default: the MCP client's name)"`
 	Model        string      `json:"model,omitempty"`
 	Intent       string      `json:"intent,omitempty" jsonschema:"what the run set out to do"`
 	Result       string      `json:"result,omitempty" jsonschema:"what came of it"`
@@ -360,7 +392,7 @@ func recordRunTool(ctx context.Context, c *call, in recordRunIn) (*sdk.CallToolR
 		return nil, usagef("status %q: use success, failure, partial or unknown", in.Status)
 	}
 	r := &runs.Record{RunID: in.RunID, SessionID: in.SessionID, TaskIDs: in.TaskIDs, Status: in.Status,
-		Agent:        runs.Agent{Runtime: in.Runtime, Model: in.Model},
+		Agent:        runs.Agent{Runtime: cmp.Or(strings.TrimSpace(in.Runtime), c.client), Model: in.Model},
 		Digest:       runs.Digest{Intent: in.Intent, Result: in.Result, Changes: in.Changes, Decisions: in.Decisions, Gotchas: in.Gotchas, NextSteps: in.NextSteps},
 		FilesChanged: in.FilesChanged}
 	for _, cmd := range in.Commands {
