@@ -27,6 +27,11 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
+	// One type per property: clients such as Gemini CLI refuse a tool
+	// list with a union type (["null", "array"]).
+	if bytes.Contains(got, []byte(`"type": [`)) {
+		t.Errorf("a tool's schema has a union type:\n%s", got)
+	}
 	path := filepath.Join("testdata", "tools.golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

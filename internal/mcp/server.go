@@ -140,6 +140,13 @@ type handler[In any] func(ctx context.Context, c *call, in In) (*sdk.CallToolRes
 // and index). An error, a panic included, is a tool error with the
 // message and the hint the CLI prints: the server stays up.
 func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
+	if t.InputSchema == nil {
+		in, err := inputSchema[In](t.Name)
+		if err != nil {
+			panic(err) // a tool's input type is wrong: a bug found by every test
+		}
+		t.InputSchema = in
+	}
 	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, _ error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -179,7 +179,7 @@ func TestTaskRefusals(t *testing.T) {
 	var created issue
 	f.ok("task", map[string]any{"action": "create", "title": "a task"}, &created)
 	f.refused("task", map[string]any{"action": "close", "id": "tk-nope"}, `error: issue "tk-nope" not found`, `hint: run "memctl list --all" to see issue ids`)
-	f.refused("task", map[string]any{"action": "delete", "id": created.ID}, `action "delete": use create, update, claim, close, comment`)
+	f.refused("task", map[string]any{"action": "delete", "id": created.ID}, `enum: delete does not equal any of: [create update claim close comment]`) // the schema's enum refuses it first
 	f.refused("task", map[string]any{"action": "update"}, "action update needs the task id")
 	f.refused("task", map[string]any{"action": "update", "id": created.ID}, "nothing to change")
 	f.refused("task", map[string]any{"action": "create"}, "action create needs a title")
@@ -313,7 +313,7 @@ func TestProposeAndRecordRun(t *testing.T) {
 	if run.Run.Status != "success" || run.Run.Digest.Intent != "fix the flaky test" {
 		t.Errorf("record_run again = %+v, want merged", run)
 	}
-	f.refused("record_run", map[string]any{"status": "done"}, `status "done": use success, failure, partial or unknown`)
+	f.refused("record_run", map[string]any{"status": "done"}, `enum: done does not equal any of: [success failure partial unknown]`)
 	f.refused("record_run", map[string]any{"tests": []map[string]any{{"name": "T", "status": "ok"}}}, "want a name and a status pass, fail or skip")
 	f.refused("record_run", map[string]any{"run_id": "../x"}, "run id")
 	f.refused("record_run", map[string]any{"gotchas": []string{"the key is " + secret}}, "hint: remove the credential")
@@ -335,7 +335,7 @@ func TestRecallAndPrime(t *testing.T) {
 	if len(ans.Results) != 0 {
 		t.Errorf("recall kind fact = %+v, want none", ans.Results)
 	}
-	f.refused("recall", map[string]any{"query": "x", "kind": "note"}, `kind "note": want one of fact, task, proposal, run, playbook`)
+	f.refused("recall", map[string]any{"query": "x", "kind": "note"}, `enum: note does not equal any of: [fact task proposal run playbook]`)
 	f.refused("recall", map[string]any{"query": "  "}, "hint: ask in words")
 
 	if _, isErr := f.call("prime", map[string]any{}); isErr {
