@@ -86,6 +86,9 @@ func runPrime(ctx context.Context, env *Env, opts primeOptions) error {
 	if p.Disabled {
 		env.notef("prime is disabled ([prime] enabled = false in %s): nothing printed", config.ConfigFile)
 	}
+	if p.Empty() {
+		env.notef("the budget of %d tokens holds nothing; try --budget-tokens %d", p.BudgetTokens, prime.SuggestedBudget(p.FullTokens))
+	}
 	return writePrime(env.Out, p, opts.json)
 }
 
@@ -111,6 +114,8 @@ type primeJSON struct {
 	BudgetTokens  int                 `json:"budget_tokens"`
 	Tokens        int                 `json:"tokens"`
 	Omitted       int                 `json:"omitted"`
+	LeftOut       string              `json:"left_out"`
+	NotShown      string              `json:"not_shown"`
 	Sections      []primeSectionJSON  `json:"sections"`
 	Problems      []statusProblemJSON `json:"problems"`
 	Text          string              `json:"text"`
@@ -134,6 +139,7 @@ type primeLineJSON struct {
 
 func toPrimeJSON(p *prime.Pack) primeJSON {
 	out := primeJSON{SchemaVersion: schemaVersion, Enabled: !p.Disabled, BudgetTokens: p.BudgetTokens, Tokens: p.Tokens,
+		LeftOut: p.LeftOut, NotShown: p.NotShown,
 		Sections: make([]primeSectionJSON, 0, len(p.Sections)), Problems: make([]statusProblemJSON, 0, len(p.Problems)), Text: p.Text()}
 	for _, s := range p.Sections {
 		js := primeSectionJSON{Name: s.Name, Title: s.Title, Tokens: s.Tokens, Omitted: s.Omitted, Hint: s.Hint, Dropped: s.Dropped,
