@@ -147,7 +147,7 @@ func (g *gathered) layerOn(ws *config.Workspace, kind string) bool {
 }
 
 func (g *gathered) finder(ws *config.Workspace) *Finder {
-	f := &Finder{Facts: g.facts, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
+	f := &Finder{Facts: g.facts, FactsUnread: g.factsUnread, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
 	if g.summary != nil {
 		f.Task = g.summary.lookup
 	}
