@@ -157,7 +157,8 @@ func (g *gathered) finder(ws *config.Workspace) *Finder {
 	return f
 }
 
-// lastSessionDraft: the digest of the newest run on this branch. A run
+// lastSessionDraft: the digest of the newest run on this branch that says
+// something (a run flushed with nothing in it is passed over). A run
 // record names its branch but not who ran it, so this is the last
 // session on the branch, whoever ran it.
 func (g *gathered) lastSessionDraft(opts Options) draft {
@@ -198,6 +199,10 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 	for _, s := range r.Digest.Changes {
 		add("change", s)
 	}
+	for _, e := range r.Errors {
+		add("error", e.Signature+": "+e.Excerpt)
+	}
+	add("compact summary", r.CompactSummary())
 	return d
 }
 
