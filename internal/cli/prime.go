@@ -30,11 +30,14 @@ preferences (team and personal), the tasks you have in progress, the ready
 tasks, proposals rejected in the last 14 days with their feedback, how many
 proposals wait for review, and past failures in the files you are changing.
 Every line starts with the id it comes from. Past the budget the least
-important lines are left out and counted, with the command that shows them
-(memctl help agents explains the rule and the token estimate).
+important lines are left out: the section cut keeps its first lines and a
+hint line with the command that shows the rest, and one closing line names
+the sections left out whole (memctl help agents explains the rule and the
+token estimate).
 
-A part that cannot be read is left out with one warning on stderr, and
-prime still prints the rest and exits 0; outside a workspace it prints
+A part that cannot be read is left out, named in a closing line of the
+pack and in one warning on stderr, and prime still prints the rest and
+exits 0; outside a workspace it prints
 nothing and exits 0. It takes no lock and writes only derived caches under
 the git directory.`,
 		Example: `  memctl prime
