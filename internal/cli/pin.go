@@ -149,7 +149,7 @@ func runUnpin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 	if len(missing) > 0 {
 		b := &batchError{total: len(ids)}
 		for _, id := range missing {
-			b.failed = append(b.failed, itemError{id: id, err: withHint(&notFoundError{fmt.Errorf("%q is not pinned", id)}, "memctl pins lists your pins")})
+			b.failed = append(b.failed, itemError{id: id, err: withHint(&notFoundError{errors.New("not pinned")}, "memctl pins lists your pins")})
 		}
 		return b
 	}
@@ -181,7 +181,11 @@ func (e *Env) pinFinder(ws *config.Workspace) (*prime.Finder, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.Facts = l
+		var unread []*ledger.File
+		f.Facts, unread = prime.Readable(l)
+		for _, u := range unread {
+			f.FactsUnread = append(f.FactsUnread, u.Path)
+		}
 	}
 	if ws.Config.Tasks.Enabled {
 		st, err := tasks.LoadCached(ws.Path(config.IssuesFile), tasksCachePath(ws))
@@ -210,6 +214,8 @@ type pinJSON struct {
 	PinnedAt time.Time `json:"pinned_at"`
 	Text     string    `json:"text"`
 	Gone     bool      `json:"gone"`
+	// Unreadable: what it names may be in a file that cannot be read now.
+	Unreadable bool `json:"unreadable"`
 }
 
 // writePins prints the pins with what each names now.
@@ -220,7 +226,7 @@ func writePins(env *Env, f *prime.Finder, actor string, pins []prime.Pin, asJSON
 		if err != nil {
 			return err
 		}
-		out.Pins = append(out.Pins, pinJSON{ID: p.ID, Kind: p.Kind, PinnedAt: p.PinnedAt.UTC(), Text: it.Text, Gone: it.Gone})
+		out.Pins = append(out.Pins, pinJSON{ID: p.ID, Kind: p.Kind, PinnedAt: p.PinnedAt.UTC(), Text: it.Text, Gone: it.Gone, Unreadable: it.Unreadable})
 	}
 	if asJSON {
 		return writeJSON(env.Out, out)

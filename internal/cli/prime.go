@@ -30,11 +30,14 @@ preferences (team and personal), the tasks you have in progress, the ready
 tasks, proposals rejected in the last 14 days with their feedback, how many
 proposals wait for review, and past failures in the files you are changing.
 Every line starts with the id it comes from. Past the budget the least
-important lines are left out and counted, with the command that shows them
-(memctl help agents explains the rule and the token estimate).
+important lines are left out: the section cut keeps its first lines and a
+hint line with the command that shows the rest, and one closing line names
+the sections left out whole (memctl help agents explains the rule and the
+token estimate).
 
-A part that cannot be read is left out with one warning on stderr, and
-prime still prints the rest and exits 0; outside a workspace it prints
+A part that cannot be read is left out, named in a closing line of the
+pack and in one warning on stderr, and prime still prints the rest and
+exits 0; outside a workspace it prints
 nothing and exits 0. It takes no lock and writes only derived caches under
 the git directory.`,
 		Example: `  memctl prime
@@ -86,6 +89,9 @@ func runPrime(ctx context.Context, env *Env, opts primeOptions) error {
 	if p.Disabled {
 		env.notef("prime is disabled ([prime] enabled = false in %s): nothing printed", config.ConfigFile)
 	}
+	if p.Empty() {
+		env.notef("the budget of %d tokens holds nothing; try --budget-tokens %d", p.BudgetTokens, prime.SuggestedBudget(p.FullTokens))
+	}
 	return writePrime(env.Out, p, opts.json)
 }
 
@@ -111,6 +117,8 @@ type primeJSON struct {
 	BudgetTokens  int                 `json:"budget_tokens"`
 	Tokens        int                 `json:"tokens"`
 	Omitted       int                 `json:"omitted"`
+	LeftOut       string              `json:"left_out"`
+	NotShown      string              `json:"not_shown"`
 	Sections      []primeSectionJSON  `json:"sections"`
 	Problems      []statusProblemJSON `json:"problems"`
 	Text          string              `json:"text"`
@@ -134,6 +142,7 @@ type primeLineJSON struct {
 
 func toPrimeJSON(p *prime.Pack) primeJSON {
 	out := primeJSON{SchemaVersion: schemaVersion, Enabled: !p.Disabled, BudgetTokens: p.BudgetTokens, Tokens: p.Tokens,
+		LeftOut: p.LeftOut, NotShown: p.NotShown,
 		Sections: make([]primeSectionJSON, 0, len(p.Sections)), Problems: make([]statusProblemJSON, 0, len(p.Problems)), Text: p.Text()}
 	for _, s := range p.Sections {
 		js := primeSectionJSON{Name: s.Name, Title: s.Title, Tokens: s.Tokens, Omitted: s.Omitted, Hint: s.Hint, Dropped: s.Dropped,

@@ -342,6 +342,10 @@ func TestRecallAndPrime(t *testing.T) {
 		t.Error("prime: tool error")
 	}
 	f.refused("prime", map[string]any{"budget_tokens": -1}, "budget_tokens -1")
+	// A budget that holds nothing is not an empty answer without a word.
+	if text, isErr := f.call("prime", map[string]any{"budget_tokens": 2}); isErr || !strings.Contains(text, "the budget of 2 tokens holds nothing; try budget_tokens ") {
+		t.Errorf("prime with budget 2 = %q, want a note that it holds nothing", text)
+	}
 }
 
 func TestFactsResources(t *testing.T) {

@@ -100,6 +100,9 @@ func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, e
 		}
 		c.notes = append(c.notes, fmt.Sprintf("warning: %s left out: %s%s", p.Part, where, p.Message))
 	}
+	if pack.Empty() {
+		c.notes = append(c.notes, fmt.Sprintf("the budget of %d tokens holds nothing; try budget_tokens %d", pack.BudgetTokens, prime.SuggestedBudget(pack.FullTokens)))
+	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: pack.Text()}}}, nil
 }
 

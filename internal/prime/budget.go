@@ -17,7 +17,18 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 // lineTokens is what a printed line costs: its text and its newline.
 func lineTokens(text string) int { return (len(text) + 1 + 3) / 4 }
 
-// separatorTokens is the blank line that ends every section's block.
+// TextTokens is what text costs by the rule the budget counts by: each
+// line (its bytes and its newline, rounded up to a token per 4 bytes),
+// a blank line costing 1. A pack's Tokens is the TextTokens of its Text.
+func TextTokens(text string) int {
+	n := 0
+	for line := range strings.Lines(text) {
+		n += lineTokens(strings.TrimSuffix(line, "\n"))
+	}
+	return n
+}
+
+// separatorTokens is the blank line between two blocks of the text.
 const separatorTokens = 1
 
 // draft is a section before the cut: its lines in the order of their
@@ -47,19 +58,12 @@ func (d *draft) hintLine(omitted int) string {
 	return fmt.Sprintf("- %d more %s left out: %s", omitted, noun, d.Hint)
 }
 
-// cost is what the section costs with its first keep lines and the rest
-// (plus those already counted in Omitted) left out.
-func (d *draft) cost(keep int) int {
-	n := 0
-	for _, l := range d.Lines[:keep] {
-		n += l.Tokens
-	}
-	return d.costWith(keep, n)
-}
-
-// costWith is cost for keep lines that cost lines tokens.
-func (d *draft) costWith(keep, lines int) int {
-	n := separatorTokens + lines
+// body is what the section's block costs with its first keep lines (which
+// cost lines tokens) and the rest, with those already counted in
+// Omitted, left out: its title, the lines and the hint line. The blank
+// line before the block is not counted here.
+func (d *draft) body(keep, lines int) int {
+	n := lines
 	if d.Title != "" {
 		n += lineTokens(d.Title)
 	}
@@ -69,57 +73,156 @@ func (d *draft) costWith(keep, lines int) int {
 	return n
 }
 
-// cut fits the drafts into budget tokens and returns the sections.
+// size is how many lines the section has in all, printed or not.
+func (d *draft) size() int { return len(d.Lines) + d.Omitted }
+
+// label is the section's name as the left-out line says it.
+func label(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// leftOutLine names the sections the budget left out whole, with how many
+// lines each has, and the budget that shows the whole pack.
+func leftOutLine(left []draft, full int) string {
+	var b strings.Builder
+	b.WriteString("- left out for the budget: ")
+	for i := range left {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", label(left[i].Name), left[i].size())
+	}
+	fmt.Fprintf(&b, ": memctl prime --budget-tokens %d", SuggestedBudget(full))
+	return b.String()
+}
+
+// SuggestedBudget is a round budget that holds a pack of full tokens: full
+// rounded up to a hundred.
+func SuggestedBudget(full int) int { return max(100, (full+99)/100*100) }
+
+// cutResult is the pack's sections after the cut and its closing block.
+type cutResult struct {
+	sections []Section
+	// leftOut is the line naming the sections left out whole; "" when
+	// none was.
+	leftOut string
+	// notShown is the line naming the parts that could not be read, when
+	// it fit; "" otherwise.
+	notShown string
+	// closing is what the closing block costs, its blank line included.
+	closing int
+	// full is what the whole pack would cost.
+	full int
+}
+
+// cut fits the drafts, in order of importance, into budget tokens, with
+// notShown (a line naming the parts that could not be read, "" for none)
+// kept whenever anything is printed.
 //
-// The rule: every section gets at least its summary (its title and the
-// hint line counting all its lines as left out), reserved before any
-// section is filled; when even the summaries do not fit, sections are
-// dropped whole from the least important end (Dropped, not printed).
-// Then the sections are filled in order of importance: each keeps the
-// longest run of its lines, in its own order of importance, that fits
-// in what is left after the later sections' summaries, and the lines
-// after the first that does not fit are left out and counted (Omitted),
-// with the hint line saying how to see them. A section's lines are never
-// skipped to let a shorter later line in: what is kept is always the most
-// important part.
-func cut(drafts []draft, budget int) []Section {
-	mins := make([]int, len(drafts))
-	reserved := 0
-	for i := range drafts {
-		mins[i] = drafts[i].cost(0)
-		reserved += mins[i]
-	}
-	live := len(drafts)
-	for live > 0 && reserved > budget {
-		live--
-		reserved -= mins[live]
-	}
-	out := make([]Section, len(drafts))
-	used := 0
+// The rule is strict importance: the sections are filled in order, each
+// with its lines in its own order of importance, while they fit; the
+// first line that does not fit ends the pack. Its section keeps the lines
+// before it and a hint line counting the rest with the command that shows
+// them (- 12 more facts left out: memctl facts); every later section is
+// left out whole (Dropped) and named, with its number of lines, in one
+// line at the end with the budget that shows everything (- left out for
+// the budget: ready (12): memctl prime --budget-tokens 2400). A shorter
+// line after the first that does not fit is never let in, so a section is
+// never cut for a less important one, what is kept of a section is always
+// its most important part, and a larger budget never shows fewer lines of
+// any section. A section's first line is kept only with its title and hint
+// line; one that cannot be is named in the line at the end instead (so a
+// one-line section is never cut to a hint of the same size). When not
+// even the closing lines fit, nothing is printed.
+//
+// Blocks (a section's title, lines and hint line; the closing lines) are
+// separated by a blank line, which costs a token; the pack's cost is
+// exactly TextTokens of its text.
+func cut(drafts []draft, budget int, notShown string) cutResult {
+	// pre[i][k] is what the first k lines of section i cost.
+	pre := make([][]int, len(drafts))
+	full := 0
 	for i := range drafts {
 		d := &drafts[i]
-		if i >= live {
-			s := d.Section
+		pre[i] = make([]int, len(d.Lines)+1)
+		for k, l := range d.Lines {
+			pre[i][k+1] = pre[i][k] + l.Tokens
+		}
+		if i > 0 {
+			full += separatorTokens
+		}
+		full += d.body(len(d.Lines), pre[i][len(d.Lines)])
+	}
+	// costAt is what the pack costs with sections before i whole, section
+	// i keeping its first k lines (none: left out whole) and the sections
+	// after it left out whole; i == len(drafts) is the whole pack. It
+	// returns the left-out line too.
+	costAt := func(i, k int) (int, string) {
+		n, blocks := 0, 0
+		for j := range min(i, len(drafts)) {
+			n += drafts[j].body(len(drafts[j].Lines), pre[j][len(drafts[j].Lines)])
+			blocks++
+		}
+		first := i // the first section left out whole
+		if i < len(drafts) && k > 0 {
+			n += drafts[i].body(k, pre[i][k])
+			blocks++
+			first++
+		}
+		leftOut := ""
+		closing := 0
+		if first < len(drafts) {
+			leftOut = leftOutLine(drafts[first:], full)
+			closing += lineTokens(leftOut)
+		}
+		if notShown != "" {
+			closing += lineTokens(notShown)
+		}
+		if closing > 0 {
+			n += closing
+			blocks++
+		}
+		if blocks > 1 {
+			n += (blocks - 1) * separatorTokens
+		}
+		return n, leftOut
+	}
+	// The states in order are (0,0), (0,1) … (1,0) … (len,0); the pack
+	// is the last that fits (the cost is not monotonic along them: a
+	// section printed whole drops its hint line and its name in the
+	// left-out line). A larger budget fits every state a smaller one did,
+	// so it never stops earlier.
+	stopI, stopK, fits := 0, 0, false
+	for i := len(drafts); i >= 0 && !fits; i-- {
+		top := 0
+		if i < len(drafts) {
+			top = len(drafts[i].Lines) - 1 // k == len is state (i+1, 0)
+		}
+		for k := top; k >= 0; k-- {
+			if c, _ := costAt(i, k); c <= budget {
+				stopI, stopK, fits = i, k, true
+				break
+			}
+		}
+	}
+	res := cutResult{sections: make([]Section, len(drafts)), full: full}
+	printed := 0
+	for i := range drafts {
+		d := &drafts[i]
+		s := d.Section
+		keep := len(d.Lines)
+		switch {
+		case !fits || i > stopI || (i == stopI && stopK == 0 && stopI < len(drafts)):
 			s.Omitted += len(s.Lines)
 			s.Lines, s.Tokens, s.Dropped = []Line{}, 0, true
-			out[i] = s
+			res.sections[i] = s
 			continue
+		case i == stopI:
+			keep = stopK
 		}
-		reserved -= mins[i]
-		avail := budget - used - reserved
-		// The longest prefix that fits: lines are added while they fit
-		// (with the hint line the rest would need).
-		keep, lines := 0, 0
-		if d.cost(len(d.Lines)) > avail {
-			for keep < len(d.Lines) && d.costWith(keep+1, lines+d.Lines[keep].Tokens) <= avail {
-				lines += d.Lines[keep].Tokens
-				keep++
-			}
-		} else {
-			keep = len(d.Lines)
+		s.Tokens = d.body(keep, pre[i][keep])
+		if printed > 0 {
+			s.Tokens += separatorTokens
 		}
-		s := d.Section
-		s.Tokens = d.cost(keep)
+		printed++
 		s.Omitted += len(s.Lines) - keep
 		s.Lines = slices.Clone(s.Lines[:keep])
 		if s.Omitted > 0 {
@@ -128,8 +231,21 @@ func cut(drafts []draft, budget int) []Section {
 		if d.display != nil {
 			slices.SortStableFunc(s.Lines, d.display)
 		}
-		used += s.Tokens
-		out[i] = s
+		res.sections[i] = s
 	}
-	return out
+	if !fits {
+		return res
+	}
+	_, res.leftOut = costAt(stopI, stopK)
+	res.notShown = notShown
+	if res.leftOut != "" {
+		res.closing += lineTokens(res.leftOut)
+	}
+	if notShown != "" {
+		res.closing += lineTokens(notShown)
+	}
+	if res.closing > 0 && printed > 0 {
+		res.closing += separatorTokens
+	}
+	return res
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,10 +34,12 @@ var partNames = [numParts]string{"facts", "preferences", "tasks", "runs", "propo
 // gathered is what the parts read; each part writes only its own fields
 // and its own slot of probs.
 type gathered struct {
-	facts    *ledger.Ledger // the facts files prime uses (broken ones left out)
-	personal *ledger.File
-	summary  *taskSummary
-	runs     *runsView
+	facts *ledger.Ledger // the facts files prime uses (broken ones left out)
+	// factsUnread are the facts files left out.
+	factsUnread []string
+	personal    *ledger.File
+	summary     *taskSummary
+	runs        *runsView
 	// Of the proposals: when each fact was last approved, the rejected
 	// ones, and how many wait for review.
 	approved map[string]time.Time
@@ -126,17 +129,15 @@ func (g *gathered) readFacts(ws *config.Workspace) {
 		g.problem(partFacts, config.FactsDir, err, "no facts are shown")
 		return
 	}
-	kept := &ledger.Ledger{}
+	kept, unread := Readable(l)
 	for _, f := range l.Files {
-		if len(f.Problems) == 0 {
-			kept.Files = append(kept.Files, f)
-			continue
+		if len(f.Problems) > 0 {
+			skip := slices.Contains(unread, f)
+			g.probs[partFacts] = append(g.probs[partFacts], fileProblem(partNames[partFacts], f, skip))
 		}
-		skip := len(f.ConflictLines) > 0 || (len(f.Facts) == 0 && f.Bytes > 0)
-		g.probs[partFacts] = append(g.probs[partFacts], fileProblem(partNames[partFacts], f, skip))
-		if !skip {
-			kept.Files = append(kept.Files, f)
-		}
+	}
+	for _, f := range unread {
+		g.factsUnread = append(g.factsUnread, f.Path)
 	}
 	g.facts = kept
 }

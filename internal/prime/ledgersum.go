@@ -90,8 +90,10 @@ func (g *gathered) readLedger(ws *config.Workspace, opts Options) {
 	wg.Go(func() { g.safely(partFacts, func() { g.readFacts(ws) }) })
 	g.readProposals(ws)
 	wg.Wait()
-	if dir == "" || err != nil || g.facts == nil || g.proposalsBroken {
-		return // what could not be read is read, and reported, again
+	if dir == "" || err != nil || g.facts == nil || g.proposalsBroken || len(g.factsUnread) > 0 {
+		// What could not be read is read, and reported, again (and a
+		// facts file left out is named to the pins that may be in it).
+		return
 	}
 	if os.MkdirAll(dir, 0o755) == nil {
 		_ = fsx.WriteDerived(filepath.Join(dir, "prime-ledger.cache"), g.encodeLedger(key))

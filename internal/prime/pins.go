@@ -144,16 +144,22 @@ var ErrUnknownID = errors.New("no fact, task, run or playbook has this id")
 
 // Item is what an id names now: its kind and a one-line text (a fact's
 // text, a task's status and title, a run's intent and result, a
-// playbook's title). Gone is set when the id names nothing any more.
+// playbook's title). Gone is set when the id names nothing any more;
+// Unreadable when it may name something in a file that cannot be read now
+// (a facts file with conflict markers).
 type Item struct {
 	ID, Kind, Text string
 	Gone           bool
+	Unreadable     bool
 }
 
 // Finder finds what ids name in a workspace. A nil field is a layer that
 // is off (or could not be read): its ids are not found.
 type Finder struct {
 	Facts *ledger.Ledger
+	// FactsUnread are the facts files left out of Facts because they
+	// cannot be read (Unreadable): a fact not found may be in one.
+	FactsUnread []string
 	// Task returns a task's status and title.
 	Task func(id string) (status, title string, ok bool, err error)
 	// Run returns a run's record (runs.ErrNotFound when there is none).
@@ -192,7 +198,7 @@ func PlaybookID(id string) string {
 // playbook (the first that has the id). kind, when not "", looks only for
 // that kind (a pin's kind: an id pinned as a task stays a task). An id
 // that names nothing is an Item with Gone set when kind is given, else an
-// error wrapping ErrUnknownID.
+// ErrUnknownID.
 func (f *Finder) Find(id, kind string) (Item, error) {
 	want := func(k string) bool { return kind == "" || kind == k }
 	if want(KindFact) && f.Facts != nil {
@@ -231,10 +237,31 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 	if kind != "" && !f.reads(kind) {
 		return Item{ID: id, Kind: kind, Text: "not shown: its layer is off"}, nil
 	}
+	if kind == KindFact && len(f.FactsUnread) > 0 {
+		return Item{ID: id, Kind: kind, Unreadable: true,
+			Text: fmt.Sprintf("cannot be read now (%s cannot be read: memctl check)", strings.Join(f.FactsUnread, ", "))}, nil
+	}
 	if kind != "" {
 		return Item{ID: id, Kind: kind, Gone: true, Text: "no longer exists"}, nil
 	}
-	return Item{}, fmt.Errorf("%q: %w", id, ErrUnknownID)
+	return Item{}, ErrUnknownID // the caller names the id, as it names every id's error
+}
+
+// Readable splits l into the facts files that can be used and the paths
+// of those that cannot be read: a file with conflict markers (it holds
+// both sides' facts), or with content but no fact read from it. A file
+// with other problems (an empty item, say) keeps the facts that could be
+// read.
+func Readable(l *ledger.Ledger) (kept *ledger.Ledger, unread []*ledger.File) {
+	kept = &ledger.Ledger{}
+	for _, f := range l.Files {
+		if len(f.Problems) > 0 && (len(f.ConflictLines) > 0 || (len(f.Facts) == 0 && f.Bytes > 0)) {
+			unread = append(unread, f)
+			continue
+		}
+		kept.Files = append(kept.Files, f)
+	}
+	return kept, unread
 }
 
 // reads reports whether f looks for items of kind.

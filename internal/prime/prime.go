@@ -59,23 +59,44 @@ type Pack struct {
 	Disabled bool
 	// BudgetTokens is the budget the pack was cut to (MaxChars included).
 	BudgetTokens int
-	Tokens       int // the sum of the sections' tokens
-	Sections     []Section
-	Problems     []Problem
+	// Tokens is what Text costs (TextTokens): the sections' tokens and
+	// the closing lines'.
+	Tokens   int
+	Sections []Section
+	Problems []Problem
+	// LeftOut is the closing line naming the sections the budget left out
+	// whole and the budget that shows them; "" when none was.
+	LeftOut string
+	// NotShown is the closing line naming the parts that could not be
+	// read (Problems) and the command that says more; "" when every part
+	// was read, or when not even it fit the budget.
+	NotShown string
+	// FullTokens is what the whole pack would cost: a budget of
+	// SuggestedBudget(FullTokens) shows every line.
+	FullTokens int
+}
+
+// Empty reports whether the pack prints nothing although it has something
+// to print: the budget holds not even the closing line.
+func (p *Pack) Empty() bool {
+	return !p.Disabled && p.Tokens == 0 && (len(p.Sections) > 0 || len(p.Problems) > 0)
 }
 
 // Section is one part of the pack. Lines that did not fit the budget (or
 // past a section's own limit, such as ReadyLimit) are counted in
 // Omitted, and Hint says how to see them.
 type Section struct {
-	Name    string // facts, pins, last_session, preferences, in_progress, ready, rejected, proposals, warnings
-	Title   string // "" for a section that is one line (proposals)
-	Lines   []Line
-	Tokens  int // what the section costs: title, lines, hint line and the blank line after it
+	Name  string // facts, pins, last_session, preferences, in_progress, ready, rejected, proposals, warnings
+	Title string // "" for a section that is one line (proposals)
+	Lines []Line
+	// Tokens is what the section costs: its title, lines and hint line,
+	// and the blank line before it unless it is printed first.
+	Tokens  int
 	Omitted int
 	Hint    string // the command that shows every line
-	// Dropped is set when not even the section's summary fit the budget:
-	// it is not printed, and Omitted counts all its lines.
+	// Dropped is set when the budget left the section out whole: it is
+	// not printed, Omitted counts all its lines and the pack's LeftOut
+	// names it.
 	Dropped bool
 
 	more string // the printed hint line, when Omitted > 0
@@ -114,16 +135,42 @@ func Build(ctx context.Context, ws *config.Workspace, opts Options) *Pack {
 		return p
 	}
 	g := gather(ctx, ws, opts)
-	p.Sections = cut(g.drafts(ws, opts), budget)
+	drafts := g.drafts(ws, opts)
+	p.Problems = g.problems()
+	res := cut(drafts, budget, notShownLine(p.Problems))
+	p.Sections, p.LeftOut, p.NotShown, p.FullTokens = res.sections, res.leftOut, res.notShown, res.full
 	for _, s := range p.Sections {
 		p.Tokens += s.Tokens
 	}
-	p.Problems = g.problems()
+	p.Tokens += res.closing
 	return p
 }
 
+// notShownLine names the parts that could not be read, each with where
+// its first problem is, and the command that says more; "" for none.
+func notShownLine(probs []Problem) string {
+	if len(probs) == 0 {
+		return ""
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, p := range probs {
+		if seen[p.Part] {
+			continue
+		}
+		seen[p.Part] = true
+		if p.Where != "" {
+			parts = append(parts, fmt.Sprintf("%s (%s cannot be read)", p.Part, p.Where))
+		} else {
+			parts = append(parts, p.Part+" (cannot be read)")
+		}
+	}
+	return "- not shown: " + strings.Join(parts, ", ") + ": memctl check"
+}
+
 // Text renders the pack as the plain text an agent reads: each printed
-// section's title, its lines and its hint line, then a blank line.
+// section's title, its lines and its hint line, then the closing lines
+// (LeftOut, NotShown), with a blank line between two blocks.
 func (p *Pack) Text() string {
 	var b strings.Builder
 	for _, s := range p.Sections {
@@ -144,6 +191,17 @@ func (p *Pack) Text() string {
 		if s.more != "" {
 			b.WriteString(s.more)
 			b.WriteByte('\n')
+		}
+	}
+	if p.LeftOut != "" || p.NotShown != "" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		for _, l := range []string{p.LeftOut, p.NotShown} {
+			if l != "" {
+				b.WriteString(l)
+				b.WriteByte('\n')
+			}
 		}
 	}
 	return b.String()

@@ -33,13 +33,14 @@ import (
 const (
 	runSummaryMagic = "MCPR"
 	// runSummaryVersion 1: the first format.
-	runSummaryVersion = 1
+	// 2: last is the newest run of a branch that says something.
+	runSummaryVersion = 2
 )
 
 // runSummary is what prime keeps of the run records.
 type runSummary struct {
 	key      []byte
-	last     map[string]string   // branch → Rel-based file of its newest run
+	last     map[string]string   // branch → Rel-based file of its newest run that says something
 	byBase   map[string][]string // file base name → Rel-based files of the runs naming it
 	problems []string            // records that could not be read
 	named    bool                // some run named a file
@@ -91,7 +92,7 @@ func summarize(l runs.Listing) *runSummary {
 	s := &runSummary{last: map[string]string{}, byBase: map[string][]string{}}
 	for _, e := range l.Entries { // newest first
 		r := e.Record
-		if _, ok := s.last[r.Branch]; !ok && r.Branch != "" {
+		if _, ok := s.last[r.Branch]; !ok && r.Branch != "" && r.SaysSomething() {
 			s.last[r.Branch] = e.Path
 		}
 		var bases []string
@@ -273,10 +274,12 @@ func (v *runsView) read(rel string) (runs.Entry, error) {
 	return runs.Entry{Path: rel, Record: r}, nil
 }
 
-// last is the newest run of branch, or nil.
+// last is the newest run of branch that says something (Record.SaysSomething),
+// or nil: a session opened and quit without a word does not hide the one
+// before it.
 func (v *runsView) last(branch string) (*runs.Record, error) {
 	if v.listing != nil {
-		i := slices.IndexFunc(v.listing.Entries, func(e runs.Entry) bool { return e.Record.Branch == branch })
+		i := slices.IndexFunc(v.listing.Entries, func(e runs.Entry) bool { return e.Record.Branch == branch && e.Record.SaysSomething() })
 		if i < 0 {
 			return nil, nil
 		}

@@ -53,11 +53,11 @@ func factText(f ledger.Fact, label string) string {
 }
 
 // factsDraft: every fact but the preferences (which have their own
-// section), ranked invariants and pitfalls first, then by the time of
+// section) and the pinned ones (printed among the pins), ranked invariants and pitfalls first, then by the time of
 // their approval, newest first, then those with no known approval in
 // ledger order; printed in ledger order.
 func (g *gathered) factsDraft() draft {
-	d := draft{Section: Section{Name: "facts", Title: "This repository's verified facts (reviewed by people; cite them by id):",
+	d := draft{Section: Section{Name: "facts", Title: "Verified facts (cite by id):",
 		Hint: "memctl facts"}, noun: "facts",
 		display: func(a, b Line) int { return a.order - b.order }}
 	if g.facts == nil {
@@ -70,8 +70,9 @@ func (g *gathered) factsDraft() draft {
 		at    time.Time
 	}
 	var all []ranked
+	pinned := g.pinnedFacts()
 	for i, f := range g.facts.Facts() {
-		if f.Category == ledger.PreferencesCategory {
+		if f.Category == ledger.PreferencesCategory || pinned[f.ID] {
 			continue
 		}
 		l := newLine(f.ID, factText(f, f.Category))
@@ -99,7 +100,7 @@ func (g *gathered) factsDraft() draft {
 // pinsDraft: the actor's pins in the order they were pinned, each with
 // what it names now.
 func (g *gathered) pinsDraft(ws *config.Workspace) draft {
-	d := draft{Section: Section{Name: "pins", Title: "Your pinned items (memctl unpin <id> drops one):", Hint: "memctl pins"}, noun: "pinned items"}
+	d := draft{Section: Section{Name: "pins", Title: "Your pins:", Hint: "memctl pins"}, noun: "pinned items"}
 	if len(g.pins) == 0 {
 		return d
 	}
@@ -118,6 +119,18 @@ func (g *gathered) pinsDraft(ws *config.Workspace) draft {
 	return d
 }
 
+// pinnedFacts are the ids of the facts the actor pinned: they are printed
+// once, among the pins, and not again among the facts or preferences.
+func (g *gathered) pinnedFacts() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range g.pins {
+		if p.Kind == KindFact {
+			out[p.ID] = true
+		}
+	}
+	return out
+}
+
 // layerOn reports whether the layer of a kind of pin is read.
 func (g *gathered) layerOn(ws *config.Workspace, kind string) bool {
 	switch kind {
@@ -134,7 +147,7 @@ func (g *gathered) layerOn(ws *config.Workspace, kind string) bool {
 }
 
 func (g *gathered) finder(ws *config.Workspace) *Finder {
-	f := &Finder{Facts: g.facts, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
+	f := &Finder{Facts: g.facts, FactsUnread: g.factsUnread, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
 	if g.summary != nil {
 		f.Task = g.summary.lookup
 	}
@@ -144,7 +157,8 @@ func (g *gathered) finder(ws *config.Workspace) *Finder {
 	return f
 }
 
-// lastSessionDraft: the digest of the newest run on this branch. A run
+// lastSessionDraft: the digest of the newest run on this branch that says
+// something (a run flushed with nothing in it is passed over). A run
 // record names its branch but not who ran it, so this is the last
 // session on the branch, whoever ran it.
 func (g *gathered) lastSessionDraft(opts Options) draft {
@@ -164,7 +178,7 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 	if t := r.SortTime(); !t.IsZero() {
 		when = ", " + t.UTC().Format(time.RFC3339)
 	}
-	d.Title = fmt.Sprintf("The last session on branch %s (run %s, %s%s):", opts.Branch, r.RunID, r.StatusOrUnknown(), when)
+	d.Title = fmt.Sprintf("Last session on %s (%s, %s%s):", opts.Branch, r.RunID, r.StatusOrUnknown(), when)
 	d.Hint = "memctl runs show " + r.RunID
 	add := func(label, text string) {
 		if text = strings.TrimSpace(text); text != "" {
@@ -185,6 +199,10 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 	for _, s := range r.Digest.Changes {
 		add("change", s)
 	}
+	for _, e := range r.Errors {
+		add("error", e.Signature+": "+e.Excerpt)
+	}
+	add("compact summary", r.CompactSummary())
 	return d
 }
 
@@ -192,11 +210,12 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 // preferences, not repeated among the facts), then the user's own.
 func (g *gathered) preferencesDraft() draft {
 	d := draft{Section: Section{Name: "preferences",
-		Title: "Preferences (team: in .ledger/facts/preferences.md; personal: this user's own, not in the repository):",
+		Title: "Preferences ([team] shared, [personal] yours only):",
 		Hint:  "memctl pref list"}, noun: "preferences"}
 	if g.facts != nil {
+		pinned := g.pinnedFacts()
 		for _, f := range g.facts.Facts() {
-			if f.Category == ledger.PreferencesCategory {
+			if f.Category == ledger.PreferencesCategory && !pinned[f.ID] {
 				d.Lines = append(d.Lines, newLine(f.ID, factText(f, "team")))
 			}
 		}
@@ -212,7 +231,7 @@ func (g *gathered) preferencesDraft() draft {
 // inProgressDraft: the actor's tasks in progress, by priority, with their
 // latest note.
 func (g *gathered) inProgressDraft(opts Options) draft {
-	d := draft{Section: Section{Name: "in_progress", Title: fmt.Sprintf("Tasks in progress assigned to %s:", opts.Actor),
+	d := draft{Section: Section{Name: "in_progress", Title: fmt.Sprintf("In progress, assigned to %s:", oneLine(opts.Actor)),
 		Hint: "memctl list --status in_progress --assignee " + strconv.Quote(opts.Actor)}, noun: "tasks in progress"}
 	if g.summary == nil || opts.Actor == "" {
 		return d
@@ -232,7 +251,7 @@ func (g *gathered) inProgressDraft(opts Options) draft {
 
 // readyDraft: the first ready tasks in memctl ready's order.
 func (g *gathered) readyDraft() draft {
-	d := draft{Section: Section{Name: "ready", Title: "Ready tasks, most important first (memctl ready --claim takes one):",
+	d := draft{Section: Section{Name: "ready", Title: "Ready tasks (memctl ready --claim):",
 		Hint: "memctl ready"}, noun: "ready tasks"}
 	if g.summary == nil {
 		return d
@@ -251,7 +270,7 @@ func (g *gathered) readyDraft() draft {
 // rejectedDraft: the proposals rejected in the last RejectedWindow,
 // newest first, with the reviewer's feedback.
 func (g *gathered) rejectedDraft(opts Options) draft {
-	d := draft{Section: Section{Name: "rejected", Title: "Proposals rejected in the last 14 days, with the reviewer's feedback:",
+	d := draft{Section: Section{Name: "rejected", Title: "Rejected proposals (14 days), with feedback:",
 		Hint: "memctl proposals --status rejected"}, noun: "rejected proposals"}
 	since := opts.Now.Add(-RejectedWindow)
 	var rejected []*proposal.Proposal
@@ -297,7 +316,7 @@ func (g *gathered) proposalsDraft() draft {
 // warningsDraft: the past failures in the files being changed (memctl
 // warn): failed runs, newest first, then their playbooks.
 func (g *gathered) warningsDraft(ws *config.Workspace) draft {
-	d := draft{Section: Section{Name: "warnings", Title: "Past failures in the files being changed (memctl warn):",
+	d := draft{Section: Section{Name: "warnings", Title: "Past failures in the changed files:",
 		Hint: "memctl warn"}, noun: "past failures"}
 	if g.runs == nil || len(g.changed) == 0 {
 		return d

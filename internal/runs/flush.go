@@ -126,8 +126,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 	if req.AfterRecord != nil {
 		req.AfterRecord(ctx, res.Entry.Record)
 	}
-	if notes != nil {
-		line := ProgressNote(res.Entry.Record, req.Context.Now)
+	if line := ProgressNote(res.Entry.Record, req.Context.Now); notes != nil && line != "" {
 		noted, err := notes.write(id, line, req.Context.Now)
 		res.Noted = noted
 		if err != nil {

@@ -328,6 +328,11 @@ func TestFlushNoteRefusedForOneTask(t *testing.T) {
 	issues := fmt.Sprintf(`{"id":"app-1","title":"one","status":"in_progress","assignee":"dev","priority":2,"notes":%q}`+"\n"+
 		`{"id":"app-4","title":"four","status":"in_progress","assignee":"dev","priority":2}`+"\n",
 		tok+"\n2026-11-22 run "+id+": edited x.go")
+	store := Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir}
+	if _, _, err := store.Put(&Record{RunID: id, SessionID: "s-3", FilesChanged: []string{"x.go"}},
+		PutOptions{Now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
 	res := flushWithIssues(t, ws, "s-3", issues)
 	if !slices.Equal(res.Noted, []string{"app-4"}) {
 		t.Errorf("noted %v, want [app-4]", res.Noted)
@@ -335,7 +340,7 @@ func TestFlushNoteRefusedForOneTask(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Error(), "progress note on app-1") {
 		t.Errorf("warnings %v", res.Warnings)
 	}
-	if got, want := notesOf(t, ws, "app-4"), "2026-11-23 run "+id+": no edits or checks yet"; got != want {
+	if got, want := notesOf(t, ws, "app-4"), "2026-11-23 run "+id+": edited x.go"; got != want {
 		t.Errorf("app-4's notes %q, want %q", got, want)
 	}
 	if r := res.Entry.Record; !slices.Equal(r.TaskIDs, []string{"app-1", "app-4"}) {
@@ -444,5 +449,26 @@ func TestFromSessionBoundsErrorsAndTests(t *testing.T) {
 		if x.Name == "TestFlaky" && x.Status != TestPass {
 			t.Errorf("TestFlaky %s, want its last status, pass", x.Status)
 		}
+	}
+}
+
+// A session that did nothing yet (opened and quit; its hooks flush it with
+// no transcript) is recorded, but leaves no progress note: one saying
+// nothing would become the task's latest note and hide the person's.
+func TestFlushNothingLeavesNoNote(t *testing.T) {
+	ws := flushWorkspace(t)
+	issues := `{"id":"app-1","title":"one","status":"in_progress","assignee":"dev","priority":2,"notes":"ask Ana about the tabs"}` + "\n"
+	res := flushWithIssues(t, ws, "s-9", issues)
+	if res.Entry.Record == nil || res.Entry.Record.RunID == "" {
+		t.Fatalf("no record: %+v", res)
+	}
+	if len(res.Noted) != 0 {
+		t.Errorf("noted %v, want none", res.Noted)
+	}
+	if got := notesOf(t, ws, "app-1"); got != "ask Ana about the tabs" {
+		t.Errorf("app-1's notes %q, want the person's alone", got)
+	}
+	if res.Entry.Record.SaysSomething() {
+		t.Errorf("an empty session's record says something: %+v", res.Entry.Record.Digest)
 	}
 }

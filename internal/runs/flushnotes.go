@@ -23,7 +23,8 @@ const (
 // on the next flush, this line) and what the run has done so far:
 // "2026-11-23 run r-917866ce65: edited parse.go, parse_test.go; go test
 // ./... passed". A failing last check names its exit code and the tests
-// still failing.
+// still failing. It is "" when the run has done nothing yet: no note is
+// left then.
 func ProgressNote(r *Record, now time.Time) string {
 	var parts []string
 	if len(r.FilesChanged) > 0 {
@@ -50,7 +51,7 @@ func ProgressNote(r *Record, now time.Time) string {
 		parts = append(parts, "failing: "+names(failing, func(s string) string { return s }))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, "no edits or checks yet")
+		return "" // a note that says nothing would hide the last one that did
 	}
 	return fmt.Sprintf("%s %s%s", now.UTC().Format("2006-01-02"), noteMarker(r.RunID), strings.Join(parts, "; "))
 }

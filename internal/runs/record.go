@@ -39,6 +39,18 @@ const (
 // TestStatuses lists the statuses of a test.
 var TestStatuses = []string{TestPass, TestFail, TestSkip}
 
+// SaysSomething reports whether the record tells the next session
+// anything: a digest field (intent, result, changes, decisions, gotchas,
+// next steps, the compaction's summary flush keeps) or an error. A
+// session opened and quit without a word, flushed by its hooks, says
+// nothing.
+func (r *Record) SaysSomething() bool {
+	d := r.Digest
+	return strings.TrimSpace(d.Intent) != "" || strings.TrimSpace(d.Result) != "" || len(d.Changes) > 0 ||
+		len(d.Decisions) > 0 || len(d.Gotchas) > 0 || len(d.NextSteps) > 0 || len(r.Errors) > 0 ||
+		strings.TrimSpace(r.CompactSummary()) != ""
+}
+
 // UnknownKeys are the keys of the record's top level that memctl does not
 // know, in the order they came: kept as they are, read by nobody.
 func (r *Record) UnknownKeys() []string { return r.extra.keys() }
