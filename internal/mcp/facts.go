@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -33,9 +34,14 @@ func (s *Server) addResources() {
 // readFacts reads memctl://facts or memctl://facts/<category> afresh. A
 // category with no file is not found; a disabled facts layer is an error
 // with its hint.
-func (s *Server) readFacts(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+func (s *Server) readFacts(_ context.Context, req *sdk.ReadResourceRequest) (res *sdk.ReadResourceResult, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { // the SDK does not recover: a panic here would end the server
+		if r := recover(); r != nil {
+			res, err = nil, resourceError(fmt.Errorf("memctl mcp facts: internal error: %v", r))
+		}
+	}()
 	uri := req.Params.URI
 	c, err := s.open("facts", clientName(req.Session))
 	if err != nil {
@@ -58,7 +64,7 @@ func (s *Server) readFacts(_ context.Context, req *sdk.ReadResourceRequest) (*sd
 	} else if uri != factsURI {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	res := &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{}}
+	res = &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{}}
 	for _, cat := range cats {
 		data, err := os.ReadFile(ws.Path(path.Join(config.FactsDir, cat+".md")))
 		if err != nil {

@@ -473,3 +473,13 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("resources capability = %+v, want present, without listChanged", caps.Resources)
 	}
 }
+
+// TestPrimeDisabled: with [prime] enabled = false the prime tool's text is
+// empty and a note says why, as memctl prime says on stderr.
+func TestPrimeDisabled(t *testing.T) {
+	f := newFixture(t, "[prime]\nenabled = false\n")
+	text, isErr := f.call("prime", map[string]any{})
+	if isErr || !strings.Contains(text, "prime is disabled ([prime] enabled = false in "+config.ConfigFile+")") {
+		t.Errorf("prime with prime off = %q (error %v), want the note", text, isErr)
+	}
+}

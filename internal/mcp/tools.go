@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memctl/memctl/internal/app"
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/prime"
 	"github.com/memctl/memctl/internal/proposal"
@@ -100,7 +101,9 @@ func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, e
 		}
 		c.notes = append(c.notes, fmt.Sprintf("warning: %s left out: %s%s", p.Part, where, p.Message))
 	}
-	if pack.Empty() {
+	if pack.Disabled {
+		c.notes = append(c.notes, "prime is disabled ([prime] enabled = false in "+config.ConfigFile+"): the pack is empty")
+	} else if pack.Empty() {
 		c.notes = append(c.notes, fmt.Sprintf("the budget of %d tokens holds nothing; try budget_tokens %d", pack.BudgetTokens, prime.SuggestedBudget(pack.FullTokens)))
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: pack.Text()}}}, nil
