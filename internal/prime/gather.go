@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -101,10 +102,9 @@ func gather(ctx context.Context, ws *config.Workspace, opts Options) *gathered {
 		g.changed = opts.Files
 		var changed func() ([]string, error)
 		if opts.Files == nil {
-			// git status is the slowest part (a process reading the git
-			// index): start it now, beside the rest, and wait for it only
-			// once the runs say it is needed.
-			changed = startChanged(ctx, ws)
+			changed = func() ([]string, error) {
+				return gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
+			}
 		}
 		parts = append(parts, part{partRuns, func() { g.readRuns(ws, opts, changed) }})
 	}
@@ -216,8 +216,9 @@ func (g *gathered) readTasks(ws *config.Workspace, opts Options) {
 	g.summary = s
 }
 
-// readRuns reads the runs and, given changed (git status started by
-// gather), which of the files they named are changed.
+// readRuns reads the runs and, given changed (git status), which of the
+// files they named are changed: from the answer kept for them when it
+// holds (changedCache), else from git.
 func (g *gathered) readRuns(ws *config.Workspace, opts Options, changed func() ([]string, error)) {
 	v, err := loadRuns(opts.Runs)
 	if err != nil {
@@ -233,35 +234,16 @@ func (g *gathered) readRuns(ws *config.Workspace, opts Options, changed func() (
 		// git's answer is not waited for.
 		return
 	}
-	files, err := changed()
+	var at string
+	if dir := cacheDir(opts); dir != "" {
+		at = filepath.Join(dir, "prime-changed.cache")
+	}
+	files, err := changedCache(ws, at, v.sum.names(), changed)
 	if err != nil {
 		g.problem(partWarnings, "", fmt.Errorf("git status: %w", err), "no warnings are shown")
 		return
 	}
 	g.changed = files
-}
-
-// startChanged starts git status for the files to warn about, leaving out
-// memctl's own files (what a session records is not code that broke),
-// which git then neither refreshes nor scans, and returns the wait for
-// its answer.
-func startChanged(ctx context.Context, ws *config.Workspace) func() ([]string, error) {
-	var files []string
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("internal error: %v", r)
-			}
-		}()
-		files, err = gitx.ChangedOutside(ctx, ws.Root, config.LedgerDir, config.BeadsDir)
-	}()
-	return func() ([]string, error) {
-		<-done
-		return files, err
-	}
 }
 
 func (g *gathered) readPins(opts Options) {

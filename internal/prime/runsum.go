@@ -134,6 +134,20 @@ func (s *runSummary) encode() []byte {
 	return appendMap(b, joined, func(b []byte, v string) []byte { return appendString(b, v) })
 }
 
+// names is the test of a base name: did a run name a file of that name.
+func (s *runSummary) names() func(string) bool {
+	if s.rawBases == nil {
+		return func(b string) bool { _, ok := s.byBase[b]; return ok }
+	}
+	set := map[string]bool{}
+	d := decoder{b: s.rawBases}
+	for n := d.count(); n > 0 && !d.bad; n-- {
+		set[string(d.bytes())] = true
+		d.bytes() // the files, not needed here
+	}
+	return func(b string) bool { return set[b] }
+}
+
 // bases returns the files of the runs that named base.
 func (s *runSummary) bases(base string) []string {
 	if s.rawBases == nil {
