@@ -25,7 +25,9 @@ func TestChangedCache(t *testing.T) {
 	gitxtest.Write(t, dir, "b.go", "package b\n")
 	gitxtest.Write(t, dir, ".ledger/runs/r.json", "{}\n")
 	gitxtest.Git(t, dir, "add", ".")
-	commit := func() { gitxtest.Git(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "c") }
+	commit := func() {
+		gitxtest.Git(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "c")
+	}
 	commit()
 	git := filepath.Join(dir, ".git")
 	ws := &config.Workspace{Repo: &gitx.Repo{Root: dir, GitDir: git, CommonDir: git}, Root: dir}
