@@ -1,13 +1,62 @@
 package fsx
 
+import (
+	"io"
+	"os"
+	"time"
+)
+
 // Stamp is a regular file of a directory and what it is now: size,
-// modification time and inode, which change whenever the file is written
-// (an atomic replacement, such as every memctl write and git's checkout,
-// makes a new inode even within one tick of a coarse clock). A cache keyed
-// by stamps is checked with one cheap call per file instead of a read.
+// modification time, change time and inode, which change whenever the
+// file is written (an atomic replacement, such as every memctl write and
+// git's checkout, makes a new inode even within one tick of a coarse
+// clock; an edit in place whose modification time is put back, as cp -p,
+// rsync -t and touch -r do, still moves the change time, which no call
+// can set). A cache keyed by stamps is checked with one cheap call per
+// file instead of a read.
+//
+// Two writes within one tick of the file system's clock can still leave
+// the same stamp, so a cache must not trust a key taken too close to the
+// moment it was built: see ReadSettled.
 type Stamp struct {
 	Name    string
 	Size    int64
-	ModTime int64  // Unix nanoseconds
-	Ino     uint64 // 0 where the platform has none
+	ModTime int64 // Unix nanoseconds
+	// ChangeTime is the inode's change time (Unix nanoseconds); 0 where
+	// the platform has none.
+	ChangeTime int64
+	Ino        uint64 // 0 where the platform has none
+}
+
+// Newest is the later of the stamp's modification and change times.
+func (s Stamp) Newest() int64 { return max(s.ModTime, s.ChangeTime) }
+
+// RacyWindow is how long after the newest time of its sources a derived
+// file must have been written for its key to be trusted. Within it a
+// source may have been written again in the same tick of a coarse clock
+// (a second on some file systems, two on FAT; even Linux's nanosecond
+// times advance by the scheduler's tick), after it was read and without
+// changing its stamp. Git's index has the same rule ("racy git").
+const RacyWindow = 2 * time.Second
+
+// ReadSettled reads the derived file at path, whose sources' newest time
+// (Stamp.Newest) is newest, when it was written at least RacyWindow
+// after that time: only then can its key not have been taken in the
+// same tick as a write it missed. ok is false when the file cannot be
+// read or is too young; the caller rebuilds it.
+func ReadSettled(path string, newest int64) (data []byte, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano()-newest < int64(RacyWindow) {
+		return nil, false
+	}
+	data = make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, false
+	}
+	return data, true
 }

@@ -3,7 +3,9 @@
 package fsx
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -13,7 +15,14 @@ import (
 // stamps, in directory order. Each file costs one fstatat relative to the
 // open directory: no path is resolved again from the root, which is most
 // of an lstat's cost on a deep path.
-func Stamps(dir string) ([]Stamp, error) {
+func Stamps(dir string) ([]Stamp, error) { return stamps(dir, false) }
+
+// StampsFollow is Stamps that also lists the links to regular files, each
+// with the stamp of the file it names: what a reader that opens every name
+// of the directory reads (ledger.Load does).
+func StampsFollow(dir string) ([]Stamp, error) { return stamps(dir, true) }
+
+func stamps(dir string, follow bool) ([]Stamp, error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -27,16 +36,41 @@ func Stamps(dir string) ([]Stamp, error) {
 	out := make([]Stamp, 0, len(ents))
 	var st unix.Stat_t
 	for _, e := range ents {
-		if !e.Type().IsRegular() {
+		flags := unix.AT_SYMLINK_NOFOLLOW
+		switch {
+		case e.Type().IsRegular():
+		case follow && e.Type()&fs.ModeSymlink != 0:
+			flags = 0
+		default:
 			continue
 		}
-		if err := unix.Fstatat(fd, e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			continue // gone since the directory was read
+		if err := unix.Fstatat(fd, e.Name(), &st, flags); err != nil {
+			continue // gone since the directory was read, or a dangling link
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
 			continue
 		}
-		out = append(out, Stamp{Name: e.Name(), Size: st.Size, ModTime: st.Mtim.Nano(), Ino: uint64(st.Ino)})
+		out = append(out, stampOf(e.Name(), &st))
 	}
 	return out, nil
+}
+
+// StatStamp is the stamp of the file or directory at path, following
+// links: what a reader that opens path reads.
+func StatStamp(path string) (Stamp, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Stat(path, &st)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return Stamp{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		return stampOf("", &st), nil
+	}
+}
+
+func stampOf(name string, st *unix.Stat_t) Stamp {
+	return Stamp{Name: name, Size: st.Size, ModTime: st.Mtim.Nano(), ChangeTime: st.Ctim.Nano(), Ino: uint64(st.Ino)}
 }
