@@ -185,3 +185,31 @@ func TestSummaryIndexOfAnotherFile(t *testing.T) {
 		t.Errorf("the index file is not the head's: %q", data)
 	}
 }
+
+// nextTick returns once the file system's clock has moved on from the
+// last write before the call: a write after it has a later change time
+// (two writes within a tick leave the same times, which the racy rule
+// covers but settle, by design, does not).
+func nextTick(t testing.TB) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return
+	}
+	p := filepath.Join(t.TempDir(), "tick")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, err := fsx.StatStamp(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1_000_000 {
+		if err := os.Chmod(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if now, _ := fsx.StatStamp(p); now.ChangeTime != first.ChangeTime {
+			return
+		}
+	}
+	t.Fatal("the file system's clock did not move")
+}
