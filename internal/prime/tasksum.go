@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/tasks"
 )
@@ -265,7 +266,7 @@ func (s *taskSummary) loadIndex() error {
 		return err
 	}
 	if b.Broken != "" {
-		return fmt.Errorf("%s:%d: %s", filepath.Base(s.issues), b.BrokenLine, b.Broken)
+		return fmt.Errorf("%s:%d: %s", config.IssuesFile, b.BrokenLine, b.Broken)
 	}
 	_ = fsx.WriteDerived(s.indexPath, idx)
 	s.index = idx
