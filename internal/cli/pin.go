@@ -74,19 +74,11 @@ func runPin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
 	f, err := env.pinFinder(ws)
 	if err != nil {
 		return err
 	}
 	actor := env.actor(ws).Name
-	dir := prime.PinsDir(ws)
-	have, err := prime.LoadPins(dir, actor)
-	if err != nil {
-		return err
-	}
 	now := env.Now().UTC().Truncate(time.Second)
 	b := &batchError{total: len(ids)}
 	var add []prime.Pin
@@ -101,11 +93,13 @@ func runPin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 		}
 		add = append(add, prime.Pin{ID: it.ID, Kind: it.Kind, PinnedAt: now})
 	}
-	all, added := prime.AddPins(have, add)
-	if len(added) > 0 {
-		if err := prime.SavePins(dir, actor, all); err != nil {
-			return err
-		}
+	// Under the pins' own lock: every worktree shares them.
+	all, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquire, func(have []prime.Pin) []prime.Pin {
+		all, _ := prime.AddPins(have, add)
+		return all
+	})
+	if err != nil {
+		return err
 	}
 	if err := writePins(env, f, actor, all, asJSON); err != nil {
 		return err
@@ -121,23 +115,18 @@ func runUnpin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := env.Lock(ctx, ws); err != nil {
-		return err
-	}
 	actor := env.actor(ws).Name
-	dir := prime.PinsDir(ws)
-	have, err := prime.LoadPins(dir, actor)
-	if err != nil {
-		return err
-	}
 	for i, id := range ids {
 		ids[i] = prime.PlaybookID(id)
 	}
-	kept, missing := prime.RemovePins(have, ids)
-	if len(kept) < len(have) {
-		if err := prime.SavePins(dir, actor, kept); err != nil {
-			return err
-		}
+	var missing []string
+	kept, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquire, func(have []prime.Pin) []prime.Pin {
+		var kept []prime.Pin
+		kept, missing = prime.RemovePins(have, ids)
+		return kept
+	})
+	if err != nil {
+		return err
 	}
 	f, err := env.pinFinder(ws)
 	if err != nil {

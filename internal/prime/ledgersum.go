@@ -24,44 +24,53 @@ import (
 // the facts of the files it uses, the problems of the others, and of the
 // proposals only what it shows (approval times, rejections, the pending
 // ones) — in a derived file next to the task cache, for facts files of
-// exactly these names, sizes, modification times and inodes (people edit
-// them in place), and a proposals directory of this size and
-// modification time: memctl writes a proposal by renaming a new file
-// over it and git checks one out by creating it, and either changes the
-// directory (checking a thousand files' stamps cost more than the rest of
-// prime). A proposal file edited in place by hand is seen once the
-// directory changes. Anything that does not match is read again.
+// exactly these names and stamps (fsx.Stamp; people edit them in place;
+// a link is stamped by the file it names, which is what is read), and a
+// proposals directory of this stamp: memctl writes a proposal by
+// renaming a new file over it and git checks one out by creating it, and
+// either changes the directory (checking a thousand files' stamps cost
+// more than the rest of prime). A proposal file edited in place by hand
+// is seen once the directory changes. The summary is trusted only when
+// written fsx.RacyWindow after the newest of those stamps. Anything that
+// does not match is read again.
 const (
 	ledgerSummaryMagic = "MCPL"
 	// ledgerSummaryVersion 1: the first format.
-	ledgerSummaryVersion = 1
+	// ledgerSummaryVersion 2: change times and the directory's inode in the key.
+	ledgerSummaryVersion = 2
 )
 
 // ledgerKey is the stamps of the facts files, sorted by name, and of the
-// proposals directory.
-func ledgerKey(ws *config.Workspace) ([]byte, error) {
-	stamps, err := fsx.Stamps(ws.Path(config.FactsDir))
+// proposals directory, and the newest of their times.
+func ledgerKey(ws *config.Workspace) (key []byte, newest int64, err error) {
+	stamps, err := fsx.StampsFollow(ws.Path(config.FactsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, 0, err
 	}
 	slices.SortFunc(stamps, func(a, b fsx.Stamp) int { return strings.Compare(a.Name, b.Name) })
 	b := binary.AppendUvarint(nil, uint64(len(stamps)))
 	for _, s := range stamps {
 		b = appendString(b, s.Name)
-		b = binary.AppendVarint(b, s.Size)
-		b = binary.AppendVarint(b, s.ModTime)
-		b = binary.AppendUvarint(b, s.Ino)
+		b = appendStamp(b, s)
+		newest = max(newest, s.Newest())
 	}
-	fi, err := os.Lstat(ws.Path(config.ProposalsDir))
+	dir, err := fsx.StatStamp(ws.Path(config.ProposalsDir))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return append(b, 0), nil
+		return append(b, 0), newest, nil
 	case err != nil:
-		return nil, err
+		return nil, 0, err
 	}
 	b = append(b, 1)
-	b = binary.AppendVarint(b, fi.Size())
-	return binary.AppendVarint(b, fi.ModTime().UnixNano()), nil
+	return appendStamp(b, dir), max(newest, dir.Newest()), nil
+}
+
+// appendStamp writes a stamp without its name.
+func appendStamp(b []byte, s fsx.Stamp) []byte {
+	b = binary.AppendVarint(b, s.Size)
+	b = binary.AppendVarint(b, s.ModTime)
+	b = binary.AppendVarint(b, s.ChangeTime)
+	return binary.AppendUvarint(b, s.Ino)
 }
 
 // cacheDir is where prime keeps its derived files: with the task cache,
@@ -77,13 +86,13 @@ func cacheDir(opts Options) string {
 }
 
 // readLedger fills the facts and proposals parts, from the summary when it
-// holds, else from the files (and stores the summary).
-func (g *gathered) readLedger(ws *config.Workspace, opts Options) {
+// holds (cached), else from the files (and stores the summary).
+func (g *gathered) readLedger(ws *config.Workspace, opts Options) (cached bool) {
 	dir := cacheDir(opts)
-	key, err := ledgerKey(ws)
+	key, newest, err := ledgerKey(ws)
 	if dir != "" && err == nil {
-		if g.decodeLedger(filepath.Join(dir, "prime-ledger.cache"), key) {
-			return
+		if g.decodeLedger(filepath.Join(dir, "prime-ledger.cache"), key, newest) {
+			return true
 		}
 	}
 	var wg sync.WaitGroup
@@ -93,11 +102,14 @@ func (g *gathered) readLedger(ws *config.Workspace, opts Options) {
 	if dir == "" || err != nil || g.facts == nil || g.proposalsBroken || len(g.factsUnread) > 0 {
 		// What could not be read is read, and reported, again (and a
 		// facts file left out is named to the pins that may be in it).
-		return
+		return false
 	}
+	// key was taken before the reads: a write during them changes a stamp,
+	// and the summary stored under key is not used again.
 	if os.MkdirAll(dir, 0o755) == nil {
 		_ = fsx.WriteDerived(filepath.Join(dir, "prime-ledger.cache"), g.encodeLedger(key))
 	}
+	return false
 }
 
 func appendTime(b []byte, t time.Time) []byte {
@@ -163,10 +175,11 @@ func (g *gathered) encodeLedger(key []byte) []byte {
 	return appendProblems(b, g.probs[partProposals])
 }
 
-// decodeLedger reads the summary at p if it holds for key.
-func (g *gathered) decodeLedger(p string, key []byte) bool {
-	data, err := os.ReadFile(p)
-	if err != nil || len(data) < 8 || !bytes.HasPrefix(data, []byte(ledgerSummaryMagic)) ||
+// decodeLedger reads the summary at p if it holds for key, whose newest
+// time is newest.
+func (g *gathered) decodeLedger(p string, key []byte, newest int64) bool {
+	data, ok := fsx.ReadSettled(p, newest)
+	if !ok || len(data) < 8 || !bytes.HasPrefix(data, []byte(ledgerSummaryMagic)) ||
 		binary.LittleEndian.Uint32(data[4:]) != ledgerSummaryVersion {
 		return false
 	}

@@ -1,6 +1,7 @@
 package prime
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -24,7 +25,8 @@ import (
 // after the facts with their current text. Each actor's pins are a file
 // under the git directory (<git common dir>/memctl/pins/), shared by the
 // worktrees and never committed: they are one agent's choice, not the
-// team's memory.
+// team's memory. So the lock that guards one is its own (<file>.lock,
+// beside it), not the workspace lock of one worktree.
 
 // Kinds of pinned item.
 const (
@@ -97,8 +99,8 @@ func LoadPins(dir, actor string) ([]Pin, error) {
 	return f.Pins, nil
 }
 
-// SavePins replaces actor's pins, atomically. The caller holds the
-// workspace lock.
+// SavePins replaces actor's pins, atomically. The caller holds the pins'
+// lock (UpdatePins takes it).
 func SavePins(dir, actor string, pins []Pin) error {
 	if _, err := fsx.MkdirAll(dir); err != nil {
 		return err
@@ -111,6 +113,40 @@ func SavePins(dir, actor string, pins []Pin) error {
 		return err
 	}
 	return fsx.WriteFile(PinsPath(dir, actor), append(data, '\n'), 0o644)
+}
+
+// PinsLockPath is the lock guarding actor's pins file in dir.
+func PinsLockPath(dir, actor string) string { return PinsPath(dir, actor) + ".lock" }
+
+// UpdatePins replaces actor's pins in dir by update's answer to the
+// current ones, under the pins' lock (taken by acquire, which waits as for
+// the workspace lock): the pins are shared by every worktree of the
+// repository, whose workspace locks are their own, and a change read
+// before another's save would undo it. It returns the pins as saved (the
+// file is written only when they changed).
+func UpdatePins(ctx context.Context, dir, actor string, acquire func(ctx context.Context, path string) (*fsx.Lock, error),
+	update func(have []Pin) []Pin) (pins []Pin, err error) {
+	lock, err := acquire(ctx, PinsLockPath(dir, actor))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rerr := lock.Release(); err == nil && rerr != nil {
+			err = fmt.Errorf("release the pins' lock: %w", rerr)
+		}
+	}()
+	have, err := LoadPins(dir, actor)
+	if err != nil {
+		return nil, err
+	}
+	pins = update(slices.Clone(have))
+	if slices.Equal(pins, have) {
+		return pins, nil
+	}
+	if err := SavePins(dir, actor, pins); err != nil {
+		return nil, err
+	}
+	return pins, nil
 }
 
 // AddPins adds pins not already pinned (by id) at the end; it returns the

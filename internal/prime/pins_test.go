@@ -1,10 +1,17 @@
 package prime
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 func TestPinsPath(t *testing.T) {
@@ -62,5 +69,51 @@ func TestPlaybookID(t *testing.T) {
 		if got := PlaybookID(in); got != want {
 			t.Errorf("PlaybookID(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestUpdatePinsLock: UpdatePins changes the pins under their own lock,
+// which every worktree shares: none of the changes made at once is lost,
+// and a held lock stops it before it reads.
+func TestUpdatePinsLock(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "pins")
+	acquire := func(ctx context.Context, path string) (*fsx.Lock, error) { return fsx.Acquire(ctx, path, time.Minute) }
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := UpdatePins(context.Background(), dir, "ann", acquire, func(have []Pin) []Pin {
+				all, _ := AddPins(have, []Pin{{ID: fmt.Sprintf("f-%d", i), Kind: KindFact, PinnedAt: now0}})
+				return all
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, err := LoadPins(dir, "ann"); err != nil || len(got) != 8 {
+		t.Fatalf("after 8 pins at once: %v, %v", got, err)
+	}
+
+	held, err := fsx.Acquire(context.Background(), PinsLockPath(dir, "ann"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	noWait := func(ctx context.Context, path string) (*fsx.Lock, error) { return fsx.Acquire(ctx, path, 0) }
+	_, err = UpdatePins(context.Background(), dir, "ann", noWait, func(have []Pin) []Pin {
+		t.Error("update ran while another process held the pins' lock")
+		return nil
+	})
+	if !errors.Is(err, fsx.ErrLocked) {
+		t.Errorf("with the lock held: %v, want fsx.ErrLocked", err)
+	}
+	if got, _ := LoadPins(dir, "ann"); len(got) != 8 {
+		t.Errorf("the pins changed under another's lock: %v", got)
+	}
+	// bob's pins have a lock of their own.
+	if _, err := UpdatePins(context.Background(), dir, "bob", noWait, func([]Pin) []Pin { return []Pin{{ID: "b", Kind: KindTask}} }); err != nil {
+		t.Errorf("bob's pins while ann's are locked: %v", err)
 	}
 }

@@ -24,17 +24,21 @@ import (
 // per file base name, the files of the runs that changed it or had an
 // error in it; and the records that could not be read. The summary
 // holds while the run directory and its month directories are as they
-// were (size and modification time: a record written, replaced, added or
-// removed through memctl or git changes its directory) and the run
-// list's cache is as it was (every memctl runs, warn or status that finds
-// a record changed in place rewrites it). A record edited in place by hand
-// is seen once one of those has changed. Anything else is rebuilt from
-// List.
+// were (their fsx.Stamp: a record written, replaced, added or removed
+// through memctl or git changes its directory) and the run list's cache
+// is as it was (every memctl runs, warn or status that finds a record
+// changed in place rewrites it), and is trusted only when written
+// fsx.RacyWindow after the directories' newest time (the cache needs no
+// such wait: every write of it is a new inode). A record edited in place
+// by hand is seen once one of those has changed. Anything else is rebuilt
+// from List, and stored only if the directories are still as they were
+// before List read them.
 const (
 	runSummaryMagic = "MCPR"
 	// runSummaryVersion 1: the first format.
 	// 2: last is the newest run of a branch that says something.
-	runSummaryVersion = 2
+	// 3: change times and inodes in the key.
+	runSummaryVersion = 3
 )
 
 // runSummary is what prime keeps of the run records.
@@ -50,36 +54,46 @@ type runSummary struct {
 	rawBases []byte
 }
 
-// runsKey is what the summary of store holds for: the stamps of its
-// directory, its month directories and its list cache. ok is false when
-// there is no run directory.
-func runsKey(store runs.Store) ([]byte, bool, error) {
+// runsKey is what the summary of a store holds for: the stamps of its
+// directory and its month directories (dirs, whose newest time is
+// newest), then of its list cache.
+type runsKey struct {
+	dirs, cache []byte
+	newest      int64
+}
+
+// key is the whole key, as the summary's file holds it.
+func (k runsKey) key() []byte { return append(slices.Clip(k.dirs), k.cache...) }
+
+// readRunsKey takes the key of store now; ok is false when there is no
+// run directory.
+func readRunsKey(store runs.Store) (k runsKey, ok bool, err error) {
 	ents, err := os.ReadDir(store.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		return runsKey{}, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return runsKey{}, false, err
 	}
-	var b []byte
-	add := func(name, p string) {
-		fi, err := os.Lstat(p)
+	add := func(b []byte, name, p string) []byte {
+		st, err := fsx.StatStamp(p)
 		b = appendString(b, name)
 		if err != nil {
-			b = binary.AppendVarint(b, -1)
-			return
+			return binary.AppendVarint(b, -1)
 		}
-		b = binary.AppendVarint(b, fi.Size())
-		b = binary.AppendVarint(b, fi.ModTime().UnixNano())
+		if p != store.Cache {
+			k.newest = max(k.newest, st.Newest())
+		}
+		return appendStamp(b, st)
 	}
-	add(".", store.Dir)
+	k.dirs = add(nil, ".", store.Dir)
 	for _, e := range ents {
 		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			add(e.Name(), filepath.Join(store.Dir, e.Name()))
+			k.dirs = add(k.dirs, e.Name(), filepath.Join(store.Dir, e.Name()))
 		}
 	}
-	add("cache", store.Cache)
-	return b, true, nil
+	k.cache = add(nil, "cache", store.Cache)
+	return k, true, nil
 }
 
 // runSummaryPath is the summary's file next to the run list's cache.
@@ -178,10 +192,11 @@ func appendMap[V any](b []byte, m map[string]V, val func([]byte, V) []byte) []by
 	return b
 }
 
-// readRunSummary reads the summary at p if it holds for key.
-func readRunSummary(p string, key []byte) (*runSummary, bool) {
-	data, err := os.ReadFile(p)
-	if err != nil || len(data) < 8 || !bytes.HasPrefix(data, []byte(runSummaryMagic)) ||
+// readRunSummary reads the summary at p if it holds for key, whose
+// directories' newest time is newest.
+func readRunSummary(p string, key []byte, newest int64) (*runSummary, bool) {
+	data, ok := fsx.ReadSettled(p, newest)
+	if !ok || len(data) < 8 || !bytes.HasPrefix(data, []byte(runSummaryMagic)) ||
 		binary.LittleEndian.Uint32(data[4:]) != runSummaryVersion {
 		return nil, false
 	}
@@ -241,8 +256,11 @@ type runsView struct {
 
 // loadRuns returns the runs view, from the summary when it holds, else by
 // listing every record (and storing the summary).
-func loadRuns(store runs.Store) (*runsView, error) {
-	key, exists, err := runsKey(store)
+func loadRuns(store runs.Store) (*runsView, error) { return loadRunsWith(store, store.List) }
+
+// loadRunsWith is loadRuns listing the records with list.
+func loadRunsWith(store runs.Store, list func(runs.Filter) (runs.Listing, error)) (*runsView, error) {
+	before, exists, err := readRunsKey(store)
 	if err != nil {
 		return nil, err
 	}
@@ -250,22 +268,27 @@ func loadRuns(store runs.Store) (*runsView, error) {
 		return &runsView{store: store, listing: &runs.Listing{}, sum: &runSummary{}}, nil
 	}
 	if store.Cache != "" {
-		if s, ok := readRunSummary(runSummaryPath(store), key); ok {
+		if s, ok := readRunSummary(runSummaryPath(store), before.key(), before.newest); ok {
 			return &runsView{store: store, sum: s}, nil
 		}
 	}
-	l, err := store.List(runs.Filter{})
+	l, err := list(runs.Filter{})
 	if err != nil {
 		return nil, err
 	}
 	v := &runsView{store: store, listing: &l, sum: summarize(l)}
-	if store.Cache != "" {
-		// The key after List, which may have rewritten the list's cache.
-		if key, _, err := runsKey(store); err == nil {
-			v.sum.key = key
-			if os.MkdirAll(filepath.Dir(store.Cache), 0o755) == nil {
-				_ = fsx.WriteDerived(runSummaryPath(store), v.sum.encode())
-			}
+	if store.Cache == "" {
+		return v, nil
+	}
+	// Stored only if no record was written, added or removed while List
+	// read them (a summary of the older records under the newer stamps
+	// would hide the new one until the next write), under the list cache's
+	// stamp after List, which may have rewritten it.
+	after, _, err := readRunsKey(store)
+	if err == nil && bytes.Equal(after.dirs, before.dirs) {
+		v.sum.key = after.key()
+		if os.MkdirAll(filepath.Dir(store.Cache), 0o755) == nil {
+			_ = fsx.WriteDerived(runSummaryPath(store), v.sum.encode())
 		}
 	}
 	return v, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/runs"
 	"github.com/memctl/memctl/internal/tasks/taskstest"
@@ -67,8 +68,26 @@ func summaryWorkspace(t *testing.T) (*config.Workspace, Options) {
 	return ws, opts
 }
 
+// cached says which summaries prime would read from their files now: the
+// facts and proposals', the tasks', the runs'. A summary that does not
+// hold is rebuilt and stored, as Build does.
+func cached(t *testing.T, ws *config.Workspace, opts Options) (ledger, tasks, runs bool) {
+	t.Helper()
+	ledger = (&gathered{}).readLedger(ws, opts)
+	s, err := loadSummary(ws.Path(config.IssuesFile), opts.TasksCache, opts.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := loadRuns(opts.Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ledger, s.cached, v.listing == nil
+}
+
 // TestSummariesAreTheFiles: a pack built from the summaries is the pack
-// built from the files, and a change of a file is seen.
+// built from the files; each change of a file makes its summary, and only
+// its, be built again, and the new summary holds the change.
 func TestSummariesAreTheFiles(t *testing.T) {
 	ws, opts := summaryWorkspace(t)
 	first := Build(context.Background(), ws, opts) // reads the files, writes the summaries
@@ -76,6 +95,10 @@ func TestSummariesAreTheFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws.Repo.GitDir, "memctl", f)); err != nil {
 			t.Fatalf("no %s: %v", f, err)
 		}
+	}
+	settle(t, ws)
+	if l, tk, r := cached(t, ws, opts); !l || !tk || !r {
+		t.Fatalf("nothing changed, yet read from the files: ledger %v, tasks %v, runs %v", !l, !tk, !r)
 	}
 	if v, err := loadRuns(opts.Runs); err != nil || v.listing != nil || !v.sum.named {
 		t.Fatalf("the run summary: %+v, %v (want read from its file, some run naming a file)", v, err)
@@ -98,21 +121,137 @@ func TestSummariesAreTheFiles(t *testing.T) {
 		t.Errorf("problems: %v", first.Problems)
 	}
 
-	// A fact edited in place, a proposal and a run added: all seen.
-	if err := os.WriteFile(ws.Path(".ledger/facts/pitfalls.md"), []byte("# Pitfalls\n\n- Edited.\n"), 0o644); err != nil {
+	write := func(rel, content string) {
+		t.Helper()
+		if err := os.WriteFile(ws.Path(rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linked := filepath.Join(t.TempDir(), "invariants.md")
+	const ledgerPart, tasksPart, runsPart = 0, 1, 2
+	for _, step := range []struct {
+		name   string
+		change func()
+		part   int    // the summary the change is in
+		want   string // in the pack after it
+	}{
+		{"a fact edited in place", func() { write(".ledger/facts/pitfalls.md", "# Pitfalls\n\n- Edited.\n") }, ledgerPart, "Edited."},
+		{"a fact edited in place, same size, mtime put back", func() {
+			editInPlace(t, ws.Path(".ledger/facts/preferences.md"), "# Preferences\n\n- Use TABS.\n")
+		}, ledgerPart, "Use TABS."},
+		{"a facts file that is a link", func() {
+			if err := os.WriteFile(linked, []byte("# Invariants\n\n- Linked fact.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(linked, ws.Path(".ledger/facts/invariants.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, ledgerPart, "Linked fact."},
+		{"the file a facts link names, replaced", func() {
+			tmp := linked + ".new"
+			if err := os.WriteFile(tmp, []byte("# Invariants\n\n- Linked fact, edited.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, linked); err != nil {
+				t.Fatal(err)
+			}
+		}, ledgerPart, "Linked fact, edited."},
+		{"a proposal added", func() {
+			write(".ledger/proposals/p-q.json", proposalFile("p-q", "pending", "pitfalls", "Another.", "", "", time.Time{}))
+		}, ledgerPart, "2 proposals wait"},
+		{"a run added", func() {
+			if _, _, err := opts.Runs.Put(&runs.Record{RunID: "r-4", Branch: "main", StartedAt: now0.Add(-time.Hour),
+				Digest: runs.Digest{Intent: "newest"}}, runs.PutOptions{Now: now0}); err != nil {
+				t.Fatal(err)
+			}
+		}, runsPart, "r-4 intent: newest"},
+		{"a task added", func() {
+			f, err := os.OpenFile(ws.Path(config.IssuesFile), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(`{"id":"app-zz","title":"Just added","status":"in_progress","assignee":"alice","priority":0,"created_at":"2026-11-01T00:00:00Z"}` + "\n"); err != nil {
+				t.Fatal(err)
+			}
+		}, tasksPart, "Just added"},
+	} {
+		nextTick(t)
+		step.change()
+		got := [3]bool{}
+		got[ledgerPart], got[tasksPart], got[runsPart] = cached(t, ws, opts)
+		for part, name := range []string{"facts and proposals", "tasks", "runs"} {
+			if got[part] != (part != step.part) {
+				t.Errorf("%s: the summary of the %s read from its file: %v, want %v", step.name, name, got[part], part != step.part)
+			}
+		}
+		settle(t, ws)
+		if l, tk, r := cached(t, ws, opts); !l || !tk || !r {
+			t.Errorf("%s: the rebuilt summaries were not stored: ledger %v, tasks %v, runs %v", step.name, l, tk, r)
+		}
+		if text := Build(context.Background(), ws, opts).Text(); !strings.Contains(text, step.want) {
+			t.Errorf("%s: the pack from the summaries lacks %q:\n%s", step.name, step.want, text)
+		}
+	}
+}
+
+// TestRunSummaryWriteDuringList: a record written while List reads the
+// others is not hidden by a summary of the others stored under the
+// directory's new stamp.
+func TestRunSummaryWriteDuringList(t *testing.T) {
+	ws, opts := summaryWorkspace(t)
+	list := func(f runs.Filter) (runs.Listing, error) {
+		l, err := opts.Runs.List(f)
+		nextTick(t) // the write is after the key was taken, on any clock
+		if _, _, err := opts.Runs.Put(&runs.Record{RunID: "r-5", Branch: "main", StartedAt: now0.Add(-time.Minute),
+			Digest: runs.Digest{Intent: "during the listing"}}, runs.PutOptions{Now: now0}); err != nil {
+			t.Fatal(err)
+		}
+		return l, err
+	}
+	if _, err := loadRunsWith(opts.Runs, list); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ws.Path(".ledger/proposals/p-q.json"), []byte(proposalFile("p-q", "pending", "pitfalls", "Another.", "", "", time.Time{})), 0o644); err != nil {
+	settle(t, ws)
+	v, err := loadRuns(opts.Runs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := opts.Runs.Put(&runs.Record{RunID: "r-4", Branch: "main", StartedAt: now0.Add(-time.Hour),
-		Digest: runs.Digest{Intent: "newest"}}, runs.PutOptions{Now: now0}); err != nil {
+	if r, err := v.last("main"); err != nil || r == nil || r.RunID != "r-5" {
+		t.Fatalf("the last run of main: %+v, %v; want r-5 (from the summary: %v)", r, err, v.listing == nil)
+	}
+	// With nothing written during List, the summary is stored, under the
+	// list cache's new stamp.
+	settle(t, ws)
+	if v, err := loadRuns(opts.Runs); err != nil || v.listing != nil {
+		t.Errorf("the summary after a quiet List was not stored: %v", err)
+	}
+}
+
+// TestSummariesRacy: the facts and proposals' summary and the runs' are
+// not trusted when written within fsx.RacyWindow of their sources' newest
+// time, and are from then on.
+func TestSummariesRacy(t *testing.T) {
+	ws, opts := summaryWorkspace(t)
+	Build(context.Background(), ws, opts)
+	_, ledgerNewest, err := ledgerKey(ws)
+	if err != nil {
 		t.Fatal(err)
 	}
-	text = Build(context.Background(), ws, opts).Text()
-	for _, want := range []string{"Edited.", "2 proposals wait", "r-4 intent: newest"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("after the changes, the pack lacks %q:\n%s", want, text)
+	k, _, err := readRunsKey(opts.Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []time.Duration{time.Second, fsx.RacyWindow} {
+		for p, newest := range map[string]int64{"prime-ledger.cache": ledgerNewest, "prime-runs.cache": k.newest} {
+			when := time.Unix(0, newest).Add(after)
+			if err := os.Chtimes(filepath.Join(ws.Repo.GitDir, "memctl", p), when, when); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, _, r := cached(t, ws, opts)
+		if want := after >= fsx.RacyWindow; l != want || r != want {
+			t.Errorf("written %v after the sources: ledger read from its summary %v, runs %v; want %v", after, l, r, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/tasks"
 )
@@ -23,20 +24,24 @@ import (
 // little of it: the tasks in progress, the first ready tasks, and the
 // title and status of a pinned task. So it keeps that summary in a
 // derived file of its own next to the task cache, for a file of exactly
-// this size, modification time and inode (what every write of the file
-// changes, as for the run list's cache), and, since which tasks are ready
-// depends on the time only through defer_until, for the interval between
-// the deferral times around the moment it was built. Anything that does
-// not match is rebuilt from the graph; a file that cannot be read or
-// written only costs that time.
+// this stamp (fsx.Stamp: size, modification and change times, inode, of
+// the file a link names, as the loader reads it), written at least
+// fsx.RacyWindow after that file's newest time, and, since which tasks
+// are ready depends on the time only through defer_until, for the
+// interval between the deferral times around the moment it was built.
+// Anything that does not match is rebuilt from the graph; a file that
+// cannot be read or written only costs that time.
 //
 // The summary is two files: the head (in-progress and ready tasks, read
 // on every prime) and the index of every live task's status and title
-// (read only for pinned tasks).
+// (read only for pinned tasks). Each carries the stamp it was built for,
+// so that a head and an index written by two rebuilds at once are never
+// taken for one summary.
 const (
 	summaryMagic = "MCPS"
 	// summaryVersion 1: the first format.
-	summaryVersion = 1
+	// summaryVersion 2: the change time in the stamp.
+	summaryVersion = 2
 	// ReadyLimit is how many ready tasks prime lists at most.
 	ReadyLimit = 10
 	// maxNote is the longest latest note prime shows, in characters.
@@ -59,11 +64,15 @@ type taskSummary struct {
 	InProgress, Ready     []taskLine
 	ReadyTotal            int
 	ValidFrom, ValidUntil int64 // Ready holds for now in [ValidFrom, ValidUntil) (Unix ns)
-	size, mtime           int64
-	ino                   uint64
-	// indexPath is the index file, index its content once read.
-	indexPath string
-	index     []byte
+	// key is the stamp of the issues file the summary is of.
+	key fsx.Stamp
+	// cached is set when the head was read from its file.
+	cached bool
+	// indexPath is the index file, index its content once read; issues,
+	// tasksCache and now rebuild it when the file is not this summary's.
+	indexPath, issues, tasksCache string
+	now                           time.Time
+	index                         []byte
 }
 
 // summaryPaths are the head and index files next to the task cache.
@@ -72,21 +81,17 @@ func summaryPaths(tasksCache string) (head, index string) {
 	return filepath.Join(dir, "prime-tasks.cache"), filepath.Join(dir, "prime-tasks.index")
 }
 
-// issuesStamp is the issues file's stamp; ok is false when it is missing.
+// issuesStamp is the stamp of the issues file, or of the file it links
+// to (which the loader reads); ok is false when it is missing.
 func issuesStamp(issues string) (fsx.Stamp, bool, error) {
-	stamps, err := fsx.Stamps(filepath.Dir(issues))
+	st, err := fsx.StatStamp(issues)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fsx.Stamp{}, false, nil
 	}
 	if err != nil {
 		return fsx.Stamp{}, false, err
 	}
-	for _, s := range stamps {
-		if s.Name == filepath.Base(issues) {
-			return s, true, nil
-		}
-	}
-	return fsx.Stamp{}, false, nil
+	return st, true, nil
 }
 
 // loadSummary returns the summary of the issues file at now, from the
@@ -98,32 +103,33 @@ func loadSummary(issues, tasksCache string, now time.Time) (*taskSummary, error)
 		return nil, err
 	}
 	if !exists {
-		return &taskSummary{ValidUntil: math.MaxInt64, index: indexHeader()}, nil
+		return &taskSummary{ValidUntil: math.MaxInt64, index: indexHeader(fsx.Stamp{})}, nil
 	}
 	head, index := summaryPaths(tasksCache)
 	if tasksCache != "" {
 		if s, ok := readSummary(head, st, now); ok {
-			s.indexPath = index
+			s.indexPath, s.issues, s.tasksCache, s.now = index, issues, tasksCache, now
 			return s, nil
 		}
 	}
-	s, idx, err := buildSummary(issues, tasksCache, now)
+	// st was taken before the read: a write during it changes the file's
+	// stamp, and the summary stored under st is not used again.
+	s, idx, err := buildSummary(issues, tasksCache, st, now)
 	if err != nil {
 		return nil, err
 	}
-	s.size, s.mtime, s.ino, s.indexPath = st.Size, st.ModTime, st.Ino, index
-	if tasksCache != "" {
-		// The index first: a head that matches promises an index that does.
-		if os.MkdirAll(filepath.Dir(head), 0o755) == nil && fsx.WriteDerived(index, idx) == nil {
-			_ = fsx.WriteDerived(head, s.encode())
-		}
+	s.key, s.indexPath = st, index
+	if tasksCache != "" && os.MkdirAll(filepath.Dir(head), 0o755) == nil {
+		_ = fsx.WriteDerived(index, idx)
+		_ = fsx.WriteDerived(head, s.encode())
 	}
 	s.index = idx
 	return s, nil
 }
 
-// buildSummary reads the graph and sums it up at now, with the index.
-func buildSummary(issues, tasksCache string, now time.Time) (*taskSummary, []byte, error) {
+// buildSummary reads the graph and sums it up at now, with the index of
+// the file of stamp key.
+func buildSummary(issues, tasksCache string, key fsx.Stamp, now time.Time) (*taskSummary, []byte, error) {
 	st, err := tasks.LoadCached(issues, tasksCache)
 	var le *tasks.LineError
 	switch {
@@ -132,7 +138,7 @@ func buildSummary(issues, tasksCache string, now time.Time) (*taskSummary, []byt
 		if le.Field != "" {
 			msg = fmt.Sprintf("field %q: %s", le.Field, msg)
 		}
-		return &taskSummary{Broken: msg, BrokenLine: le.Line, ValidUntil: math.MaxInt64}, indexHeader(), nil
+		return &taskSummary{Broken: msg, BrokenLine: le.Line, ValidUntil: math.MaxInt64}, indexHeader(key), nil
 	case err != nil:
 		return nil, nil, err
 	}
@@ -143,7 +149,7 @@ func buildSummary(issues, tasksCache string, now time.Time) (*taskSummary, []byt
 	for _, iss := range ready {
 		s.Ready = append(s.Ready, taskLine{ID: iss.ID, Title: iss.Title, Status: iss.Status, Assignee: iss.Assignee, Priority: iss.Priority})
 	}
-	idx := indexHeader()
+	idx := indexHeader(key)
 	for _, iss := range st.Issues() {
 		if d := iss.DeferUntil; !d.IsZero() {
 			if n := d.UnixNano(); n > now.UnixNano() {
@@ -214,19 +220,18 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-func indexHeader() []byte { return []byte("memctl prime task index v1") }
+// indexHeader is the index's first line: its format and the stamp of the
+// issues file it is of.
+func indexHeader(key fsx.Stamp) []byte {
+	return fmt.Appendf(nil, "memctl prime task index v2 %d %d %d %d", key.Size, key.ModTime, key.ChangeTime, key.Ino)
+}
 
 // lookup finds task id in the index: its status and title.
 func (s *taskSummary) lookup(id string) (status, title string, ok bool, err error) {
 	if s.index == nil {
-		data, err := os.ReadFile(s.indexPath)
-		if err != nil {
+		if err := s.loadIndex(); err != nil {
 			return "", "", false, err
 		}
-		if !bytes.HasPrefix(data, indexHeader()) {
-			return "", "", false, fmt.Errorf("%s: not a task index", s.indexPath)
-		}
-		s.index = data
 	}
 	i := bytes.Index(s.index, []byte("\n"+id+"\t"))
 	if i < 0 {
@@ -238,14 +243,45 @@ func (s *taskSummary) lookup(id string) (status, title string, ok bool, err erro
 	return string(st), string(t), true, nil
 }
 
+// loadIndex reads the index file when it is of the head's stamp and was
+// written long enough after it (another rebuild may have written the head
+// or the index since: each is written whole, but not both at once), else
+// builds the index from the graph and stores it.
+func (s *taskSummary) loadIndex() error {
+	data, ok := fsx.ReadSettled(s.indexPath, s.key.Newest())
+	if line, _, _ := bytes.Cut(data, []byte("\n")); ok && bytes.Equal(line, indexHeader(s.key)) {
+		s.index = data
+		return nil
+	}
+	st, exists, err := issuesStamp(s.issues)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		s.index = indexHeader(fsx.Stamp{})
+		return nil
+	}
+	b, idx, err := buildSummary(s.issues, s.tasksCache, st, s.now)
+	if err != nil {
+		return err
+	}
+	if b.Broken != "" {
+		return fmt.Errorf("%s:%d: %s", config.IssuesFile, b.BrokenLine, b.Broken)
+	}
+	_ = fsx.WriteDerived(s.indexPath, idx)
+	s.index = idx
+	return nil
+}
+
 // encode writes the head: magic, version, the file's stamp, the validity
 // interval, then the summary.
 func (s *taskSummary) encode() []byte {
 	b := []byte(summaryMagic)
 	b = binary.LittleEndian.AppendUint32(b, summaryVersion)
-	b = binary.AppendVarint(b, s.size)
-	b = binary.AppendVarint(b, s.mtime)
-	b = binary.AppendUvarint(b, s.ino)
+	b = binary.AppendVarint(b, s.key.Size)
+	b = binary.AppendVarint(b, s.key.ModTime)
+	b = binary.AppendVarint(b, s.key.ChangeTime)
+	b = binary.AppendUvarint(b, s.key.Ino)
 	b = binary.AppendVarint(b, s.ValidFrom)
 	b = binary.AppendVarint(b, s.ValidUntil)
 	b = appendString(b, s.Broken)
@@ -269,17 +305,18 @@ func appendString(b []byte, s string) []byte {
 }
 
 // readSummary reads the head at path if it is the summary of a file with
-// stamp st and holds at now.
+// stamp st, written long enough after it (fsx.ReadSettled), and holds at
+// now.
 func readSummary(path string, st fsx.Stamp, now time.Time) (*taskSummary, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(summaryMagic)) || len(data) < 8 ||
+	data, ok := fsx.ReadSettled(path, st.Newest())
+	if !ok || !bytes.HasPrefix(data, []byte(summaryMagic)) || len(data) < 8 ||
 		binary.LittleEndian.Uint32(data[4:]) != summaryVersion {
 		return nil, false
 	}
 	d := decoder{b: data[8:]}
-	s := &taskSummary{size: d.varint(), mtime: d.varint(), ino: d.uvarint()}
+	s := &taskSummary{key: fsx.Stamp{Size: d.varint(), ModTime: d.varint(), ChangeTime: d.varint(), Ino: d.uvarint()}, cached: true}
 	s.ValidFrom, s.ValidUntil = d.varint(), d.varint()
-	if d.bad || s.size != st.Size || s.mtime != st.ModTime || s.ino != st.Ino {
+	if d.bad || s.key != st {
 		return nil, false
 	}
 	if n := now.UnixNano(); n < s.ValidFrom || n >= s.ValidUntil {
