@@ -177,11 +177,15 @@ func (e *Env) pinFinder(ws *config.Workspace) (*prime.Finder, error) {
 		}
 	}
 	if ws.Config.Tasks.Enabled {
+		// A task graph that cannot be read does not take the other pins
+		// down: task pins say so, once, and the rest are shown.
 		st, err := tasks.LoadCached(ws.Path(config.IssuesFile), tasksCachePath(ws))
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
+			f.TasksUnread = fmt.Sprintf("%s cannot be read: %v", config.IssuesFile, err)
+			e.warnf("%s; task pins are shown without their text", f.TasksUnread)
+		} else {
+			f.Task = prime.StoreTasks(st)
 		}
-		f.Task = prime.StoreTasks(st)
 	}
 	if ws.Config.Runs.Enabled {
 		f.Run = prime.StoreRuns(runStore(ws))

@@ -196,6 +196,9 @@ type Finder struct {
 	// FactsUnread are the facts files left out of Facts because they
 	// cannot be read (Unreadable): a fact not found may be in one.
 	FactsUnread []string
+	// TasksUnread says why the task graph cannot be read now ("" when it
+	// can): a task pin then says so instead of being looked up.
+	TasksUnread string
 	// Task returns a task's status and title.
 	Task func(id string) (status, title string, ok bool, err error)
 	// Run returns a run's record (runs.ErrNotFound when there is none).
@@ -270,6 +273,10 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 			return Item{ID: sig, Kind: KindPlaybook, Text: fmt.Sprintf("%s (%s)", oneLine(b.Title()), rel)}, nil
 		}
 	}
+	if kind == KindTask && f.TasksUnread != "" {
+		return Item{ID: id, Kind: kind, Unreadable: true,
+			Text: fmt.Sprintf("cannot be read now (%s: memctl check)", f.TasksUnread)}, nil
+	}
 	if kind != "" && !f.reads(kind) {
 		return Item{ID: id, Kind: kind, Text: "not shown: its layer is off"}, nil
 	}
@@ -279,6 +286,9 @@ func (f *Finder) Find(id, kind string) (Item, error) {
 	}
 	if kind != "" {
 		return Item{ID: id, Kind: kind, Gone: true, Text: "no longer exists"}, nil
+	}
+	if f.TasksUnread != "" {
+		return Item{}, fmt.Errorf("not found, and it may be a task: %s; fix it (memctl check) and pin it again", f.TasksUnread)
 	}
 	return Item{}, ErrUnknownID // the caller names the id, as it names every id's error
 }
