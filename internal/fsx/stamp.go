@@ -43,7 +43,8 @@ const RacyWindow = 2 * time.Second
 // (Stamp.Newest) is newest, when it was written at least RacyWindow
 // after that time: only then can its key not have been taken in the
 // same tick as a write it missed. ok is false when the file cannot be
-// read or is too young; the caller rebuilds it.
+// read or is too young; the caller rebuilds it. A large file is mapped,
+// as ReadMapped maps it: the bytes must never be written.
 func ReadSettled(path string, newest int64) (data []byte, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -54,7 +55,15 @@ func ReadSettled(path string, newest int64) (data []byte, ok bool) {
 	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano()-newest < int64(RacyWindow) {
 		return nil, false
 	}
-	data = make([]byte, fi.Size())
+	size := fi.Size()
+	if size >= mapThreshold && size == int64(int(size)) {
+		// As ReadMapped: a large derived file is mapped, not copied into
+		// fresh memory (the bytes must never be written).
+		if b, err := mapFile(f, int(size)); err == nil {
+			return b, true
+		}
+	}
+	data = make([]byte, size)
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, false
 	}

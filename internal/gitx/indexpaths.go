@@ -23,33 +23,47 @@ func IndexPaths(gitDir string, oidSize int) ([]string, error) {
 	return parseIndexPaths(data, oidSize)
 }
 
-var errIndex = errors.New("git index: unexpected format")
+// EachIndexPath calls fn with the path of each entry of data, a git
+// index (the file gitDir/index), as IndexPaths lists them. The bytes are
+// valid only during the call: fn copies what it keeps, so an index of
+// thousands of entries costs no allocation for the paths a caller passes
+// over (and data may be a read-only mapping of the file).
+func EachIndexPath(data []byte, oidSize int, fn func(path []byte)) error {
+	return eachIndexPath(data, oidSize, fn)
+}
 
 func parseIndexPaths(data []byte, oidSize int) ([]string, error) {
+	var out []string
+	err := eachIndexPath(data, oidSize, func(p []byte) { out = append(out, string(p)) })
+	return out, err
+}
+
+var errIndex = errors.New("git index: unexpected format")
+
+func eachIndexPath(data []byte, oidSize int, fn func([]byte)) error {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
-		return nil, errIndex
+		return errIndex
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("git index: version %d", version)
+		return fmt.Errorf("git index: version %d", version)
 	}
 	n := int(binary.BigEndian.Uint32(data[8:12]))
 	// ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the
 	// object name, then 16 bits of flags.
 	fixed := 40 + oidSize + 2
-	out := make([]string, 0, n)
 	off := 12
 	var prev []byte
 	for range n {
 		start := off
 		if off+fixed > len(data) {
-			return nil, errIndex
+			return errIndex
 		}
 		flags := binary.BigEndian.Uint16(data[off+fixed-2 : off+fixed])
 		off += fixed
 		if flags&0x4000 != 0 { // extended flags (version 3 and later)
 			if version < 3 || off+2 > len(data) {
-				return nil, errIndex
+				return errIndex
 			}
 			off += 2
 		}
@@ -58,32 +72,31 @@ func parseIndexPaths(data []byte, oidSize int) ([]string, error) {
 			// from its end, plus a NUL-terminated suffix.
 			strip, k := binary.Uvarint(data[off:])
 			if k <= 0 || strip > uint64(len(prev)) {
-				return nil, errIndex
+				return errIndex
 			}
 			off += k
 			end := bytes.IndexByte(data[off:], 0)
 			if end < 0 {
-				return nil, errIndex
+				return errIndex
 			}
-			p := append(append([]byte{}, prev[:len(prev)-int(strip)]...), data[off:off+end]...)
+			prev = append(prev[:len(prev)-int(strip)], data[off:off+end]...)
 			off += end + 1
-			out = append(out, string(p))
-			prev = p
+			fn(prev)
 			continue
 		}
 		end := bytes.IndexByte(data[off:], 0)
 		if end < 0 {
-			return nil, errIndex
+			return errIndex
 		}
-		out = append(out, string(data[off:off+end]))
+		fn(data[off : off+end])
 		off += end + 1
 		// Versions 2 and 3 pad each entry with NULs to a multiple of 8.
 		if pad := (off - start) % 8; pad != 0 {
 			off += 8 - pad
 		}
 		if off > len(data) {
-			return nil, errIndex
+			return errIndex
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -83,7 +83,19 @@ func changedKey(ws *config.Workspace, named func(string) bool) (changeKey, bool)
 	// read leaves the key stale rather than the answer wrong.
 	var k changeKey
 	k.stat(filepath.Join(gitDir, "index"))
-	paths, err := gitx.IndexPaths(gitDir, oid)
+	index, err := fsx.ReadMapped(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return k, false
+	}
+	var paths []string // the entries of the names the runs named
+	err = gitx.EachIndexPath(index, oid, func(p []byte) {
+		if bytes.HasPrefix(p, []byte(config.LedgerDir+"/")) || bytes.HasPrefix(p, []byte(config.BeadsDir+"/")) {
+			return // memctl's own files: most of the index, in a workspace of many runs
+		}
+		if named(string(p[bytes.LastIndexByte(p, '/')+1:])) {
+			paths = append(paths, string(p))
+		}
+	})
 	if err != nil {
 		return k, false
 	}
@@ -97,9 +109,6 @@ func changedKey(ws *config.Workspace, named func(string) bool) (changeKey, bool)
 		k.stat(filepath.Join(ws.Repo.CommonDir, "packed-refs"))
 	}
 	for _, p := range paths {
-		if !named(pathBase(p)) || inMemctl(p) {
-			continue
-		}
 		k.str(p)
 		k.stat(filepath.Join(ws.Root, filepath.FromSlash(p)))
 	}
@@ -139,10 +148,6 @@ func (k *changeKey) stat(p string) {
 }
 
 func (k *changeKey) str(s string) { k.b = appendString(k.b, s) }
-
-func inMemctl(p string) bool {
-	return strings.HasPrefix(p, config.LedgerDir+"/") || strings.HasPrefix(p, config.BeadsDir+"/")
-}
 
 func pathBase(p string) string { return path.Base(filepath.ToSlash(p)) }
 
