@@ -179,6 +179,7 @@ func RecallResultsJSON(rs []recall.Result) []RecallResultJSON {
 type RunJSON struct {
 	RunID        string           `json:"run_id"`
 	SessionID    string           `json:"session_id"`
+	Actor        string           `json:"actor"`
 	TaskIDs      []string         `json:"task_ids"`
 	Agent        RunAgentJSON     `json:"agent"`
 	Repo         string           `json:"repo"`
@@ -269,7 +270,7 @@ func Strs(s []string) []string {
 func ToRunJSON(e runs.Entry) RunJSON {
 	r := e.Record
 	out := RunJSON{
-		RunID: r.RunID, SessionID: r.SessionID, TaskIDs: Strs(r.TaskIDs),
+		RunID: r.RunID, SessionID: r.SessionID, Actor: r.Actor, TaskIDs: Strs(r.TaskIDs),
 		Agent: RunAgentJSON{Runtime: r.Agent.Runtime, Model: r.Agent.Model},
 		Repo:  r.Repo, Branch: r.Branch, CommitSHA: r.CommitSHA,
 		StartedAt: TimeJSON(r.StartedAt), EndedAt: TimeJSON(r.EndedAt), Status: r.StatusOrUnknown(),

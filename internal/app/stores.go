@@ -302,7 +302,7 @@ func (s *Session) ConsolidateRequest(store runs.Store, dryRun bool) consolidate.
 // run recorded now.
 func (s *Session) RunContext(times bool) runs.Context {
 	repo := s.ws.Repo
-	c := runs.Context{Repo: repo.RemoteName(), Branch: repo.Branch(), CommitSHA: repo.Head()}
+	c := runs.Context{Repo: repo.RemoteName(), Branch: repo.Branch(), CommitSHA: repo.Head(), Actor: s.Actor().Name}
 	if times {
 		c.Now = s.Now()
 	}

@@ -117,6 +117,7 @@ func appendRun(w *jw, e runs.Entry) {
 	w.begin('{')
 	w.str("run_id", r.RunID)
 	w.str("session_id", r.SessionID)
+	w.str("actor", r.Actor)
 	w.strs("task_ids", r.TaskIDs)
 	w.key("agent")
 	w.begin('{')

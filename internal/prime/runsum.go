@@ -38,7 +38,8 @@ const (
 	// runSummaryVersion 1: the first format.
 	// 2: last is the newest run of a branch that says something.
 	// 3: change times and inodes in the key.
-	runSummaryVersion = 3
+	// 4: last is per branch and actor.
+	runSummaryVersion = 4
 )
 
 // runSummary is what prime keeps of the run records.
@@ -106,8 +107,10 @@ func summarize(l runs.Listing) *runSummary {
 	s := &runSummary{last: map[string]string{}, byBase: map[string][]string{}}
 	for _, e := range l.Entries { // newest first
 		r := e.Record
-		if _, ok := s.last[r.Branch]; !ok && r.Branch != "" && r.SaysSomething() {
-			s.last[r.Branch] = e.Path
+		if k := lastKey(r.Branch, r.Actor); r.Branch != "" && r.SaysSomething() {
+			if _, ok := s.last[k]; !ok {
+				s.last[k] = e.Path
+			}
 		}
 		var bases []string
 		for _, f := range r.FilesChanged {
@@ -311,18 +314,27 @@ func (v *runsView) read(rel string) (runs.Entry, error) {
 	return runs.Entry{Path: rel, Record: r}, nil
 }
 
-// last is the newest run of branch that says something (Record.SaysSomething),
-// or nil: a session opened and quit without a word does not hide the one
-// before it.
-func (v *runsView) last(branch string) (*runs.Record, error) {
+// last is actor's newest run of branch that says something
+// (Record.SaysSomething), else the newest such run that names no actor
+// (recorded before memctl recorded actors), or nil: a session opened and
+// quit without a word does not hide the one before it, and another
+// actor's session is not taken for this one's.
+func (v *runsView) last(branch, actor string) (*runs.Record, error) {
 	if v.listing != nil {
-		i := slices.IndexFunc(v.listing.Entries, func(e runs.Entry) bool { return e.Record.Branch == branch && e.Record.SaysSomething() })
-		if i < 0 {
-			return nil, nil
+		for _, a := range []string{actor, ""} {
+			i := slices.IndexFunc(v.listing.Entries, func(e runs.Entry) bool {
+				return e.Record.Branch == branch && e.Record.Actor == a && e.Record.SaysSomething()
+			})
+			if i >= 0 {
+				return v.listing.Entries[i].Record, nil
+			}
 		}
-		return v.listing.Entries[i].Record, nil
+		return nil, nil
 	}
-	rel, ok := v.sum.last[branch]
+	rel, ok := v.sum.last[lastKey(branch, actor)]
+	if !ok {
+		rel, ok = v.sum.last[lastKey(branch, "")]
+	}
 	if !ok {
 		return nil, nil
 	}
@@ -332,6 +344,10 @@ func (v *runsView) last(branch string) (*runs.Record, error) {
 	}
 	return e.Record, nil
 }
+
+// lastKey is the key of the newest telling run of branch by actor ("":
+// records that name no actor, written before memctl recorded it).
+func lastKey(branch, actor string) string { return branch + "\x00" + actor }
 
 // naming are the runs that may name files (by base name), newest first:
 // all that runs.WarnListed needs of the listing.

@@ -166,7 +166,7 @@ func (g *gathered) lastSessionDraft(opts Options) draft {
 	if g.runs == nil || opts.Branch == "" {
 		return d
 	}
-	r, err := g.runs.last(opts.Branch)
+	r, err := g.runs.last(opts.Branch, opts.Actor)
 	if err != nil {
 		g.problem(partRuns, "", err, "the last session is not shown")
 		return d

@@ -217,7 +217,7 @@ func TestRunSummaryWriteDuringList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := v.last("main"); err != nil || r == nil || r.RunID != "r-5" {
+	if r, err := v.last("main", ""); err != nil || r == nil || r.RunID != "r-5" {
 		t.Fatalf("the last run of main: %+v, %v; want r-5 (from the summary: %v)", r, err, v.listing == nil)
 	}
 	// With nothing written during List, the summary is stored, under the
@@ -252,6 +252,36 @@ func TestSummariesRacy(t *testing.T) {
 		l, _, r := cached(t, ws, opts)
 		if want := after >= fsx.RacyWindow; l != want || r != want {
 			t.Errorf("written %v after the sources: ledger read from its summary %v, runs %v; want %v", after, l, r, want)
+		}
+	}
+}
+
+// TestLastIsTheActors: the last session is the actor's own newest telling
+// run on the branch, else the newest that names no actor (recorded before
+// memctl recorded actors), never another actor's.
+func TestLastIsTheActors(t *testing.T) {
+	entry := func(id, actor string, at time.Time) runs.Entry {
+		return runs.Entry{Path: ".ledger/runs/2026-11/" + id + ".json", Record: &runs.Record{RunID: id, Branch: "main", Actor: actor,
+			StartedAt: at, Digest: runs.Digest{Intent: "work of " + id}}}
+	}
+	l := runs.Listing{Entries: []runs.Entry{ // newest first
+		entry("r-ann", "ann", now0),
+		entry("r-bob", "bob", now0.Add(-time.Hour)),
+		entry("r-old", "", now0.Add(-2*time.Hour)),
+	}}
+	v := &runsView{listing: &l}
+	sum := summarize(l)
+	for actor, want := range map[string]string{"ann": "r-ann", "bob": "r-bob", "carol": "r-old"} {
+		r, err := v.last("main", actor)
+		if err != nil || r == nil || r.RunID != want {
+			t.Errorf("last(main, %s) from the listing = %+v, %v; want %s", actor, r, err, want)
+		}
+		rel, ok := sum.last[lastKey("main", actor)]
+		if !ok {
+			rel, ok = sum.last[lastKey("main", "")]
+		}
+		if !ok || !strings.HasSuffix(rel, "/"+want+".json") {
+			t.Errorf("the summary's last run of main for %s = %q, want %s", actor, rel, want)
 		}
 	}
 }

@@ -29,7 +29,8 @@ const (
 	cacheMagic = "MCRC"
 	// cacheVersion 1: the first format.
 	// cacheVersion 2: the inode in each entry's stamp.
-	cacheVersion = 2
+	// cacheVersion 3: the actor.
+	cacheVersion = 3
 )
 
 // stamp is what a file must still be for its cached record to hold.
@@ -140,7 +141,7 @@ func (e *cacheEncoder) time(t time.Time) {
 }
 
 func (e *cacheEncoder) record(r *Record) {
-	for _, s := range []string{r.RunID, r.SessionID, r.Agent.Runtime, r.Agent.Model, r.Repo, r.Branch, r.CommitSHA,
+	for _, s := range []string{r.RunID, r.SessionID, r.Actor, r.Agent.Runtime, r.Agent.Model, r.Repo, r.Branch, r.CommitSHA,
 		r.Status, r.Digest.Intent, r.Digest.Result} {
 		e.str(s)
 	}
@@ -267,7 +268,7 @@ func (d *cacheDecoder) time() time.Time {
 
 func (d *cacheDecoder) record(r *Record) {
 	r.SchemaVersion = SchemaVersion
-	for _, p := range []*string{&r.RunID, &r.SessionID, &r.Agent.Runtime, &r.Agent.Model, &r.Repo, &r.Branch, &r.CommitSHA,
+	for _, p := range []*string{&r.RunID, &r.SessionID, &r.Actor, &r.Agent.Runtime, &r.Agent.Model, &r.Repo, &r.Branch, &r.CommitSHA,
 		&r.Status, &r.Digest.Intent, &r.Digest.Result} {
 		*p = d.str()
 	}

@@ -286,6 +286,8 @@ func (d *decoder) record(r *Record) error {
 			}
 		case "session_id":
 			r.SessionID, err = d.str(off, v, key)
+		case "actor":
+			r.Actor, err = d.str(off, v, key)
 		case "task_ids":
 			r.TaskIDs, err = d.strings(off, v, key)
 		case "agent":

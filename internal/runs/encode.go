@@ -16,6 +16,7 @@ func Encode(r *Record) []byte {
 	o.int("schema_version", SchemaVersion)
 	o.str("run_id", r.RunID)
 	o.str("session_id", r.SessionID)
+	o.str("actor", r.Actor)
 	o.strs("task_ids", r.TaskIDs)
 	var a obj
 	a.str("runtime", r.Agent.Runtime)

@@ -111,7 +111,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 		// a new record says it.
 		rec.Agent.Runtime = runtime
 	}
-	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA})
+	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA, Actor: req.Context.Actor})
 	notes, err := openNotes(req.Tasks)
 	if err != nil {
 		res.Warnings = append(res.Warnings, err)

@@ -42,6 +42,7 @@ func (r *Record) texts() []text {
 		}
 	}
 	add("session_id", &r.SessionID, true)
+	add("actor", &r.Actor, true)
 	list("task_ids", r.TaskIDs, true)
 	add("agent.runtime", &r.Agent.Runtime, true)
 	add("agent.model", &r.Agent.Model, true)

@@ -228,6 +228,7 @@ type wireRecord struct {
 	SchemaVersion *int     `json:"schema_version"`
 	RunID         *string  `json:"run_id"`
 	SessionID     string   `json:"session_id"`
+	Actor         string   `json:"actor"`
 	TaskIDs       []string `json:"task_ids"`
 	Agent         struct {
 		Runtime string `json:"runtime"`
@@ -271,7 +272,7 @@ func (w *wireRecord) record() (*Record, bool) {
 		return nil, false
 	}
 	r := &Record{
-		SchemaVersion: SchemaVersion, RunID: *w.RunID, SessionID: w.SessionID, TaskIDs: w.TaskIDs,
+		SchemaVersion: SchemaVersion, RunID: *w.RunID, SessionID: w.SessionID, Actor: w.Actor, TaskIDs: w.TaskIDs,
 		Agent: Agent{Runtime: w.Agent.Runtime, Model: w.Agent.Model},
 		Repo:  w.Repo, Branch: w.Branch, CommitSHA: w.CommitSHA, Status: w.Status,
 		Digest: Digest{Intent: w.Digest.Intent, Result: w.Digest.Result, Changes: w.Digest.Changes,

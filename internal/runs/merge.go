@@ -18,6 +18,7 @@ func Merge(old, new *Record) *Record {
 		SchemaVersion: SchemaVersion,
 		RunID:         scalar(old.RunID, new.RunID),
 		SessionID:     scalar(old.SessionID, new.SessionID),
+		Actor:         scalar(old.Actor, new.Actor),
 		TaskIDs:       unionStrings(old.TaskIDs, new.TaskIDs),
 		Agent: Agent{
 			Runtime: scalar(old.Agent.Runtime, new.Agent.Runtime),

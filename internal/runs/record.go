@@ -70,20 +70,24 @@ type Record struct {
 	SchemaVersion int
 	RunID         string
 	SessionID     string
-	TaskIDs       []string
-	Agent         Agent
-	Repo          string
-	Branch        string
-	CommitSHA     string
-	StartedAt     time.Time
-	EndedAt       time.Time
-	Status        string
-	Digest        Digest
-	FilesChanged  []string
-	Commands      []Command
-	Tests         []Test
-	Errors        []Error
-	ArtifactRefs  []string
+	// Actor is who ran the session, as memctl names the actor
+	// (MEMCTL_ACTOR, else git's user.name): prime's last session is the
+	// actor's own.
+	Actor        string
+	TaskIDs      []string
+	Agent        Agent
+	Repo         string
+	Branch       string
+	CommitSHA    string
+	StartedAt    time.Time
+	EndedAt      time.Time
+	Status       string
+	Digest       Digest
+	FilesChanged []string
+	Commands     []Command
+	Tests        []Test
+	Errors       []Error
+	ArtifactRefs []string
 
 	extra fields
 }

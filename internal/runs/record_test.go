@@ -14,6 +14,7 @@ const full = `{
   "schema_version": 1,
   "run_id": "r-abc",
   "session_id": "s-1",
+  "actor": "ada",
   "task_ids": [
     "app-3f2"
   ],
@@ -97,6 +98,7 @@ func TestEncodeEmptyRecord(t *testing.T) {
   "schema_version": 1,
   "run_id": "r-1",
   "session_id": "",
+  "actor": "",
   "task_ids": [],
   "agent": {
     "runtime": "",

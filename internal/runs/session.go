@@ -12,6 +12,8 @@ import (
 type Context struct {
 	Now                     time.Time
 	Repo, Branch, CommitSHA string
+	// Actor is who runs memctl (the record's actor when it names none).
+	Actor string
 }
 
 // Fill sets what r leaves empty from c: repository, branch and commit;
@@ -21,6 +23,7 @@ type Context struct {
 func (r *Record) Fill(c Context) {
 	r.Repo = scalar(c.Repo, r.Repo)
 	r.Branch = scalar(c.Branch, r.Branch)
+	r.Actor = scalar(c.Actor, r.Actor)
 	r.CommitSHA = scalar(c.CommitSHA, r.CommitSHA)
 	if !c.Now.IsZero() {
 		if r.StartedAt.IsZero() {
