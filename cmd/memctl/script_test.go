@@ -43,9 +43,14 @@ func TestMain(m *testing.M) {
 
 // testEnv is the system Env with the clock and randomness pinned, so that
 // scripts can compare output byte for byte. Only tests read MEMCTL_TEST_NOW:
-// the shipped binary has no hidden clock switch.
+// the shipped binary has no hidden clock switch. MEMCTL_TEST_NOW=system
+// keeps the system clock and crypto/rand, as shipped: the stress test runs
+// many processes at once, which must not all mint the same ids.
 func testEnv() *cli.Env {
 	env := cli.SystemEnv()
+	if os.Getenv("MEMCTL_TEST_NOW") == "system" {
+		return env
+	}
 	now, err := time.Parse(time.RFC3339, os.Getenv("MEMCTL_TEST_NOW"))
 	if err != nil {
 		now, _ = time.Parse(time.RFC3339, testNow)
