@@ -78,6 +78,7 @@ func TestScript(t *testing.T) {
 			"exitcode":    cmdExitCode,
 			"embedserver": cmdEmbedServer,
 			"session":     cmdSession,
+			"snapshot":    cmdSnapshot,
 		},
 	})
 }

@@ -10,6 +10,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,9 +24,9 @@ import (
 )
 
 // DefaultLockWait is how long a write waits for another memctl process to
-// finish before giving up (fsx.ErrLocked); MEMCTL_LOCK_TIMEOUT (a Go
-// duration such as "30s") changes it.
-const DefaultLockWait = 10 * time.Second
+// finish before giving up (fsx.ErrLocked) when neither [lock] timeout nor
+// MEMCTL_LOCK_TIMEOUT (a Go duration such as "30s") says otherwise.
+const DefaultLockWait = config.DefaultLockTimeout
 
 // Options are what a front-end takes from the outside world.
 type Options struct {
@@ -142,13 +143,13 @@ func (s *Session) Reviewer(flag string) (name, email string) {
 	return s.Identity(flag)
 }
 
-// Lock takes the workspace write lock until Close. Taking it again while
-// held does nothing.
+// Lock takes the workspace write lock until Close, waiting as long as
+// LockWait says. Taking it again while held does nothing.
 func (s *Session) Lock(ctx context.Context) error {
 	if s.lock != nil {
 		return nil
 	}
-	l, err := AcquireLock(ctx, s.ws.LockPath(), s.opts)
+	l, err := AcquireLock(ctx, s.ws.LockPath(), &s.ws.Config, s.opts)
 	if err != nil {
 		return err
 	}
@@ -157,19 +158,37 @@ func (s *Session) Lock(ctx context.Context) error {
 	return nil
 }
 
-// AcquireLock takes the lock at path, waiting MEMCTL_LOCK_TIMEOUT
-// (default 10 s), and records opts.Holder as its holder. A timeout that
-// is not a duration is a *UsageError.
-func AcquireLock(ctx context.Context, path string, opts Options) (*fsx.Lock, error) {
-	wait := DefaultLockWait
-	if v := opts.Getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, &UsageError{Err: fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v)}
+// LockWait is how long a write waits for a lock: MEMCTL_LOCK_TIMEOUT if
+// set, else cfg's [lock] timeout, else (cfg nil: no workspace yet, or a
+// lock outside it) DefaultLockWait. A MEMCTL_LOCK_TIMEOUT that is not a
+// duration is a *UsageError.
+func LockWait(getenv func(string) string, cfg *config.Config) (time.Duration, error) {
+	if v := getenv("MEMCTL_LOCK_TIMEOUT"); v != "" {
+		d, err := config.ParseLockTimeout(v)
+		if err != nil {
+			return 0, &UsageError{Err: fmt.Errorf("MEMCTL_LOCK_TIMEOUT=%q: want a duration such as 30s", v)}
 		}
-		wait = d
+		return d, nil
+	}
+	if cfg != nil {
+		return cfg.Lock.Wait, nil
+	}
+	return DefaultLockWait, nil
+}
+
+// AcquireLock takes the lock at path, waiting as long as LockWait says,
+// and records opts.Holder as its holder. Giving up is fsx.ErrLocked with
+// a hint that says how long it waited and how to wait longer: nothing was
+// written, and the command is safe to run again.
+func AcquireLock(ctx context.Context, path string, cfg *config.Config, opts Options) (*fsx.Lock, error) {
+	wait, err := LockWait(opts.Getenv, cfg)
+	if err != nil {
+		return nil, err
 	}
 	l, err := fsx.Acquire(ctx, path, wait)
+	if errors.Is(err, fsx.ErrLocked) {
+		return nil, WithHint(err, fmt.Sprintf("another memctl command is writing to this workspace; nothing was changed: run the command again when it is done (this one waited %v; [lock] timeout in %s or MEMCTL_LOCK_TIMEOUT sets how long)", wait, config.ConfigFile))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -99,10 +99,11 @@ func (e *Env) Lock(ctx context.Context, ws *config.Workspace) error {
 	return e.session(ws).Lock(ctx)
 }
 
-// lockAt takes the lock at path; Main releases it when the command ends,
-// if the caller has not already.
-func (e *Env) lockAt(ctx context.Context, path string) (*fsx.Lock, error) {
-	l, err := e.acquire(ctx, path)
+// lockAt takes the lock at path, waiting as cfg's [lock] timeout says
+// (nil: no workspace config; app.LockWait); Main releases it when the
+// command ends, if the caller has not already.
+func (e *Env) lockAt(ctx context.Context, cfg *config.Config, path string) (*fsx.Lock, error) {
+	l, err := app.AcquireLock(ctx, path, cfg, e.appOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -119,13 +120,15 @@ func (e *Env) holder() fsx.Holder {
 // (one decision of an interactive review), so that other memctl processes
 // can write between steps; the caller releases it.
 func (e *Env) LockScoped(ctx context.Context, ws *config.Workspace) (*fsx.Lock, error) {
-	return e.lockAt(ctx, ws.LockPath())
+	return e.lockAt(ctx, &ws.Config, ws.LockPath())
 }
 
-// acquire takes the lock at path, waiting MEMCTL_LOCK_TIMEOUT (default
-// 10 s), and records this process as its holder.
-func (e *Env) acquire(ctx context.Context, path string) (*fsx.Lock, error) {
-	return app.AcquireLock(ctx, path, e.appOptions())
+// acquirer takes locks as lockAt does, for a domain call that takes and
+// releases one itself (prime.UpdatePins).
+func (e *Env) acquirer(cfg *config.Config) func(context.Context, string) (*fsx.Lock, error) {
+	return func(ctx context.Context, path string) (*fsx.Lock, error) {
+		return app.AcquireLock(ctx, path, cfg, e.appOptions())
+	}
 }
 
 // close releases what the command opened, last first.

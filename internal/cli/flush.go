@@ -213,7 +213,7 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 		Root:    ws.Root,
 		Context: runContext(env, ws, true),
 		Lock: func(ctx context.Context) (func(), error) {
-			l, err := env.lockAt(ctx, ws.LockPath())
+			l, err := env.lockAt(ctx, &ws.Config, ws.LockPath())
 			if err != nil {
 				return nil, err
 			}

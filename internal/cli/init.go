@@ -80,7 +80,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := env.lockAt(ctx, config.LockPath(repo)); err != nil {
+	if _, err := env.lockAt(ctx, nil, config.LockPath(repo)); err != nil {
 		return err
 	}
 	if err := agents.Plan(repo.Root); err != nil {

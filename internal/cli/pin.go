@@ -94,7 +94,7 @@ func runPin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 		add = append(add, prime.Pin{ID: it.ID, Kind: it.Kind, PinnedAt: now})
 	}
 	// Under the pins' own lock: every worktree shares them.
-	all, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquire, func(have []prime.Pin) []prime.Pin {
+	all, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquirer(&ws.Config), func(have []prime.Pin) []prime.Pin {
 		all, _ := prime.AddPins(have, add)
 		return all
 	})
@@ -120,7 +120,7 @@ func runUnpin(ctx context.Context, env *Env, ids []string, asJSON bool) error {
 		ids[i] = prime.PlaybookID(id)
 	}
 	var missing []string
-	kept, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquire, func(have []prime.Pin) []prime.Pin {
+	kept, err := prime.UpdatePins(ctx, prime.PinsDir(ws), actor, env.acquirer(&ws.Config), func(have []prime.Pin) []prime.Pin {
 		var kept []prime.Pin
 		kept, missing = prime.RemovePins(have, ids)
 		return kept

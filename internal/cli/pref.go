@@ -131,7 +131,7 @@ func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(pa
 	if path == "" {
 		return withHint(errors.New("no place for personal preferences: neither XDG_CONFIG_HOME nor HOME is set"), "set HOME (or XDG_CONFIG_HOME) and run this again")
 	}
-	if _, err := env.lockAt(ctx, ledger.PersonalLockPath(path)); err != nil {
+	if _, err := env.lockAt(ctx, nil, ledger.PersonalLockPath(path)); err != nil {
 		return err
 	}
 	f, err := write(path)

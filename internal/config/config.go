@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -34,6 +35,12 @@ const (
 	DefaultMaxFileBytes  = 16 << 10
 	DefaultMaxFactChars  = 1000
 	DefaultEmbed         = "builtin"
+	// DefaultLockTimeout is how long a write waits for another memctl
+	// process to let go of the workspace lock: long enough for any other
+	// write (they take milliseconds; a whole merge of a big issues file
+	// takes a second or two), short enough that an agent waiting on a
+	// stuck process hears about it.
+	DefaultLockTimeout = 10 * time.Second
 )
 
 // Config is the content of .ledger/config.toml with defaults applied.
@@ -46,6 +53,18 @@ type Config struct {
 	Prime  Prime  `toml:"prime"`
 	Review Review `toml:"review"`
 	Recall Recall `toml:"recall"`
+	Lock   Lock   `toml:"lock"`
+}
+
+// Lock configures the workspace write lock.
+type Lock struct {
+	// Timeout is how long a write waits for the lock, a Go duration
+	// ("10s", "1m30s"); MEMCTL_LOCK_TIMEOUT overrides it. Kept as text so
+	// that a bare number (TOML's integer, nanoseconds to BurntSushi/toml)
+	// is refused, not read as 10 ns.
+	Timeout string `toml:"timeout"`
+	// Wait is Timeout parsed, filled in by Parse.
+	Wait time.Duration `toml:"-"`
 }
 
 // Recall tunes recall's ranking.
@@ -176,6 +195,7 @@ func Default(prefix string) Config {
 		Prime:  Prime{Enabled: true, BudgetTokens: DefaultPrimeBudget},
 		Review: Review{StaleDays: 14},
 		Recall: Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
+		Lock:   Lock{Timeout: DefaultLockTimeout.String(), Wait: DefaultLockTimeout},
 	}
 }
 
@@ -336,7 +356,30 @@ func (c *Config) validate(name string) error {
 	if c.Recall.RunHalfLifeDays <= 0 {
 		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days, not %g", c.Recall.RunHalfLifeDays)}
 	}
+	return c.Lock.parse(name)
+}
+
+// parse fills in Wait from Timeout.
+func (l *Lock) parse(name string) error {
+	d, err := ParseLockTimeout(l.Timeout)
+	if err != nil {
+		return &Error{File: name, Key: "lock.timeout", Message: err.Error()}
+	}
+	l.Wait = d
 	return nil
+}
+
+// ParseLockTimeout reads a lock timeout: a Go duration, 0 or more ("0s"
+// gives up at once).
+func ParseLockTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration: write one such as \"10s\" or \"1m30s\"", s)
+	case d < 0:
+		return 0, fmt.Errorf("%q is negative: write 0s (give up at once) or more", s)
+	}
+	return d, nil
 }
 
 func (e *Embed) validate(name string) error {
@@ -428,6 +471,7 @@ func knownKeys() []string {
 		"embed", "embed.provider", "embed.model", "embed.url", "embed.api_key_env", "embed.batch",
 		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled", "prime.budget_tokens",
 		"facts.policy", "review", "review.stale_days",
+		"lock", "lock.timeout",
 		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTemplateDecodesToDefaults(t *testing.T) {
@@ -110,6 +111,25 @@ func TestParse(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != "runs.keep_days" || ce.Line != 3 {
 			t.Errorf("negative: %v", err)
+		}
+	})
+	t.Run("lock timeout defaults to 10s, takes a duration, names the line of a bad one", func(t *testing.T) {
+		cfg, _, err := Parse([]byte("[lock]\n"), "c.toml", base)
+		if err != nil || cfg.Lock.Wait != 10*time.Second {
+			t.Errorf("default: %+v, %v", cfg.Lock, err)
+		}
+		for in, want := range map[string]time.Duration{`"1m30s"`: 90 * time.Second, `"0s"`: 0, `"250ms"`: 250 * time.Millisecond} {
+			cfg, _, err = Parse([]byte("[lock]\ntimeout = "+in+"\n"), "c.toml", base)
+			if err != nil || cfg.Lock.Wait != want {
+				t.Errorf("%s: %+v, %v, want %v", in, cfg.Lock, err, want)
+			}
+		}
+		for in, msg := range map[string]string{`"soon"`: `"soon" is not a duration`, `"-1s"`: `"-1s" is negative`, `"10"`: `"10" is not a duration`, "10": "incompatible types"} {
+			_, _, err = Parse([]byte("[lock]\n\ntimeout = "+in+"\n"), "c.toml", base)
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != "lock.timeout" || ce.Line != 3 || !strings.Contains(ce.Message, msg) {
+				t.Errorf("%s: err = %v, want line 3 and %q", in, err, msg)
+			}
 		}
 	})
 	t.Run("prime budget_tokens defaults to 2000 and must be positive", func(t *testing.T) {

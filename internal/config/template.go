@@ -102,10 +102,16 @@ budget_tokens = %d
 # memctl check warns about pending proposals older than this many days
 # (0: never).
 stale_days = %d
+
+[lock]
+# How long a write waits for another memctl process to finish writing
+# before it gives up with exit 5 (a Go duration: "10s", "1m30s"; "0s"
+# gives up at once). MEMCTL_LOCK_TIMEOUT overrides it.
+timeout = %s
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines, d.Facts.MaxTotalBytes, d.Facts.MaxFileBytes, d.Facts.MaxFactChars,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
 		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
 		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
-		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays)
+		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays, strconv.Quote(d.Lock.Timeout))
 }
