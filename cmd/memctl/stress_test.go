@@ -57,12 +57,14 @@ func TestStress(t *testing.T) {
 	elapsed := time.Since(start)
 
 	want := stressWant{tasks: map[string]*stressTask{}, proposals: map[string]string{}, runs: map[string]string{}}
+	var slowest time.Duration
 	for _, w := range results {
 		want.add(&w.want)
+		slowest = max(slowest, w.slowest)
 	}
 	lost := want.verify(t, bin, dir, env)
-	t.Logf("stress: %d processes × %d writes = %d writes in %v (%d tasks, %d updates, %d comments, %d closes, %d proposals, %d runs, %d team preferences); records lost: %d",
-		procs, writes, procs*writes, elapsed.Round(time.Millisecond), len(want.tasks), want.updates, want.comments, want.closes,
+	t.Logf("stress: %d processes × %d writes = %d writes in %v, the slowest %v (%d tasks, %d updates, %d comments, %d closes, %d proposals, %d runs, %d team preferences); records lost: %d",
+		procs, writes, procs*writes, elapsed.Round(time.Millisecond), slowest.Round(time.Millisecond), len(want.tasks), want.updates, want.comments, want.closes,
 		len(want.proposals), len(want.runs), want.prefs, lost)
 }
 
@@ -74,6 +76,7 @@ type stressWriter struct {
 	env        []string
 	rng        *rand.Rand
 	open, mine []string // its open tasks, and all it created
+	slowest    time.Duration
 	want       stressWant
 }
 
@@ -134,7 +137,10 @@ func (s *stressWriter) memctl(args ...string) []byte {
 	cmd.Dir, cmd.Env = s.dir, s.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	began := time.Now()
+	err := cmd.Run()
+	s.slowest = max(s.slowest, time.Since(began))
+	if err != nil {
 		s.t.Errorf("%s: memctl %s: %v\n%s", s.actor, strings.Join(args, " "), err, stderr.Bytes())
 		return nil
 	}
