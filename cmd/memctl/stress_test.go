@@ -179,19 +179,6 @@ func (s *stressWriter) run(writes int) {
 				s.want.tasks[id].comments = append(s.want.tasks[id].comments, text)
 				s.want.comments++
 			}
-		case 4:
-			text := fmt.Sprintf("In %s the %s breaks when the %s changes.", tag, s.text(3), s.text(2))
-			var out struct{ ID string }
-			if s.decode(s.memctl("propose", "--category", "pitfalls", "--reason", "stress "+tag, "--text", text, "--json"), &out) {
-				s.want.proposals[out.ID] = text
-			}
-		case 6:
-			id := s.open[0]
-			if s.memctl("close", id, "--reason", "done in "+tag, "--json") != nil {
-				s.open = s.open[1:]
-				s.want.tasks[id].closed = true
-				s.want.closes++
-			}
 		case 3:
 			intent := tag + " " + s.text(5)
 			var out struct {
@@ -202,12 +189,25 @@ func (s *stressWriter) run(writes int) {
 			if s.decode(s.memctl("run", "record", "--intent", intent, "--status", "success", "--task", s.mine[len(s.mine)-1], "--json"), &out) {
 				s.want.runs[out.Run.RunID] = intent
 			}
+		case 4:
+			text := fmt.Sprintf("In %s the %s breaks when the %s changes.", tag, s.text(3), s.text(2))
+			var out struct{ ID string }
+			if s.decode(s.memctl("propose", "--category", "pitfalls", "--reason", "stress "+tag, "--text", text, "--json"), &out) {
+				s.want.proposals[out.ID] = text
+			}
 		case 5:
 			text := fmt.Sprintf("Prefer %s in %s.", s.text(4), tag)
 			var out struct{ Proposal struct{ ID string } }
 			if s.decode(s.memctl("pref", "add", text, "--json"), &out) {
 				s.want.proposals[out.Proposal.ID] = text
 				s.want.prefs++
+			}
+		case 6:
+			id := s.open[0]
+			if s.memctl("close", id, "--reason", "done in "+tag, "--json") != nil {
+				s.open = s.open[1:]
+				s.want.tasks[id].closed = true
+				s.want.closes++
 			}
 		}
 	}

@@ -159,3 +159,36 @@ func TestOpenWarnsAboutTheConfig(t *testing.T) {
 		t.Errorf("Open outside a repository = %v, want ErrNotRepo with a hint", err)
 	}
 }
+
+func TestLockWait(t *testing.T) {
+	cfg := config.Default("x")
+	cfg.Lock.Wait = 90 * time.Second
+	for _, c := range []struct {
+		name string
+		env  string
+		cfg  *config.Config
+		want time.Duration
+	}{
+		{"the config's timeout", "", &cfg, 90 * time.Second},
+		{"MEMCTL_LOCK_TIMEOUT wins over the config", "250ms", &cfg, 250 * time.Millisecond},
+		{"0s gives up at once", "0s", &cfg, 0},
+		{"no config: the default", "", nil, DefaultLockWait},
+	} {
+		got, err := LockWait(func(k string) string {
+			if k == "MEMCTL_LOCK_TIMEOUT" {
+				return c.env
+			}
+			return ""
+		}, c.cfg)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	for _, v := range []string{"soon", "-1s", "10"} {
+		_, err := LockWait(func(string) string { return v }, &cfg)
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "MEMCTL_LOCK_TIMEOUT=") {
+			t.Errorf("MEMCTL_LOCK_TIMEOUT=%s: %v, want a usage error naming it", v, err)
+		}
+	}
+}
