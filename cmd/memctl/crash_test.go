@@ -278,3 +278,90 @@ func compareSnapshots(t *testing.T, i int, args []string, target string, before,
 	}
 	return lost
 }
+
+// TestRecallRebuildsDamagedIndex damages the recall index as a crash or a
+// full disk would (the database cut in half or emptied, a word index
+// segment cut short or with a byte changed) and runs memctl recall: it
+// answers as before, with one line on stderr saying the index was rebuilt,
+// and the recall after that says nothing.
+func TestRecallRebuildsDamagedIndex(t *testing.T) {
+	bin, err := exec.LookPath("memctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, env := mcpWorkspace(t, bin)
+	recall := func() (string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, "recall", "parser config", "--json")
+		cmd.Dir, cmd.Env = dir, env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("memctl recall: %v\n%s", err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	for _, title := range []string{"write the parser for the config files", "the config parser rejects tabs", "release notes for 1.2"} {
+		cmd := exec.Command(bin, "create", title, "--silent")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("memctl create: %v\n%s", err, out)
+		}
+	}
+	want, _ := recall()
+	indexDir := filepath.Join(dir, ".git", "memctl")
+	segment := func() string {
+		names, _ := filepath.Glob(filepath.Join(indexDir, "bm25", "store", "*.zap"))
+		if len(names) == 0 {
+			t.Fatal("no word index segment")
+		}
+		return names[len(names)-1]
+	}
+	cut := func(p string, keep func(int64) int64) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(p, keep(fi.Size())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, note string
+		damage     func()
+	}{
+		{"database cut in half", "database disk image is malformed", func() {
+			cut(filepath.Join(indexDir, "index.db"), func(n int64) int64 { return n / 2 })
+		}},
+		{"empty database", "no such table", func() {
+			cut(filepath.Join(indexDir, "index.db"), func(int64) int64 { return 0 })
+		}},
+		{"segment cut short", "is damaged", func() {
+			cut(segment(), func(n int64) int64 { return n - 100 })
+		}},
+		{"segment damaged in the middle", "is damaged", func() {
+			p := segment()
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 0x55
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		c.damage()
+		got, stderr := recall()
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "memctl: rebuilding the recall index: ") || !strings.Contains(lines[0], c.note) {
+			t.Errorf("%s: stderr %q, want one line saying the index is rebuilt (%s)", c.name, stderr, c.note)
+		}
+		if got != want {
+			t.Errorf("%s: recall after the rebuild:\n%s\nwant\n%s", c.name, got, want)
+		}
+		if _, stderr := recall(); stderr != "" {
+			t.Errorf("%s: the recall after the rebuild said %q", c.name, stderr)
+		}
+	}
+}
