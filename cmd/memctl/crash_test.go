@@ -158,6 +158,27 @@ func TestCrashSafety(t *testing.T) {
 			if len(listed) != len(after.issues) {
 				t.Fatalf("after write %d: list --all --json shows %d tasks, issues.jsonl holds %d", i, len(listed), len(after.issues))
 			}
+			// The readers of directories take no temporary for a record.
+			for _, c := range []struct{ args, key, dir string }{
+				{"proposals --status all --json", "proposals", "proposals"},
+				{"runs --json --limit 0", "runs", "runs"},
+			} {
+				out, err := run("", strings.Fields(c.args)...)
+				if err != nil {
+					t.Fatalf("after write %d: %v", i, err)
+				}
+				var doc map[string]json.RawMessage
+				var listed []json.RawMessage
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatalf("after write %d: %s: %v", i, c.args, err)
+				}
+				if err := json.Unmarshal(doc[c.key], &listed); err != nil {
+					t.Fatalf("after write %d: %s: %v", i, c.args, err)
+				}
+				if n := after.count(filepath.Join(".ledger", c.dir), ".json"); len(listed) != n {
+					t.Fatalf("after write %d: %s shows %d, .ledger/%s holds %d", i, c.args, len(listed), c.dir, n)
+				}
+			}
 		}
 	}
 	// A write after all that works, and leaves no temporary behind.
@@ -181,6 +202,17 @@ type crashState struct {
 }
 
 func (s crashState) has(rel string) bool { _, ok := s.files[rel]; return ok }
+
+// count is the number of files under dir whose name ends in ext.
+func (s crashState) count(dir, ext string) int {
+	n := 0
+	for rel := range s.files {
+		if strings.HasPrefix(rel, dir+string(filepath.Separator)) && strings.HasSuffix(rel, ext) {
+			n++
+		}
+	}
+	return n
+}
 
 // snapshot reads the workspace, failing the test on any partial file.
 func snapshot(t *testing.T, dir string) crashState {
