@@ -20,7 +20,8 @@ import (
 // the CRC-32 in its footer (zap's, over all the bytes before it). Bleve
 // itself trusts a segment it finds: one damaged in the middle answers
 // queries wrongly instead of failing. The segments are read once per
-// Open; a 20 MB index costs a few milliseconds.
+// Open: the word index of 10,000 tasks is 2.3 MB, well under a
+// millisecond of CRC (recall took 0.10-0.13 s with and without it).
 func verifySegments(dir string) error {
 	store := filepath.Join(dir, "store")
 	names, err := filepath.Glob(filepath.Join(store, "*.zap"))
