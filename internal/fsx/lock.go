@@ -15,9 +15,12 @@ import (
 var ErrLocked = errors.New("workspace is locked by another memctl process")
 
 // Holder says who holds a lock: written by the holder (Announce) next to
-// the lock file, read by a process that gave up waiting.
+// the lock file, read by a process that gave up waiting. Host is the
+// holder's host name (Announce fills it in): a pid says whether the holder
+// is alive only on its own host.
 type Holder struct {
 	PID     int       `json:"pid"`
+	Host    string    `json:"host,omitempty"`
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"`
 }
@@ -31,8 +34,12 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	if h := e.Holder; h != nil {
-		return fmt.Sprintf("lock %s: workspace is locked by pid %d (%s, since %s)",
-			e.Path, h.PID, h.Command, h.Since.UTC().Format(time.RFC3339))
+		on := ""
+		if h.Host != "" && h.Host != hostname() {
+			on = " on " + h.Host
+		}
+		return fmt.Sprintf("lock %s: workspace is locked by pid %d%s (%s, since %s)",
+			e.Path, h.PID, on, h.Command, h.Since.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("lock %s: %v", e.Path, ErrLocked)
 }
@@ -51,9 +58,12 @@ func holderPath(lock string) string { return lock + ".holder" }
 // pollInterval is how often Acquire retries a held lock.
 const pollInterval = 20 * time.Millisecond
 
-// Lock is an exclusive advisory lock on a file, held until Release. The
-// operating system drops it when the process dies, so a crashed memctl never
-// leaves a stale lock behind.
+// Lock is an exclusive advisory lock on a file (flock on Unix, LockFileEx
+// on Windows), held until Release. The operating system drops it when the
+// process dies, SIGKILL included, so a crashed memctl never leaves a stale
+// lock behind: the file stays, but nobody holds it, and the next Acquire
+// takes it at once. Only the holder file (Announce) can outlive its
+// process, and a waiter ignores it then.
 type Lock struct {
 	f         *os.File
 	path      string
@@ -95,8 +105,12 @@ func Acquire(ctx context.Context, path string, wait time.Duration) (*Lock, error
 }
 
 // Announce records who holds the lock, for the error of a process that
-// gives up waiting for it. Only the holder may call it.
+// gives up waiting for it. Only the holder may call it. An empty Host is
+// this host's name.
 func (l *Lock) Announce(h Holder) error {
+	if h.Host == "" {
+		h.Host = hostname()
+	}
 	data, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -115,10 +129,21 @@ func readHolder(path string) *Holder {
 		return nil
 	}
 	var h Holder
-	if json.Unmarshal(data, &h) != nil || h.PID == 0 || !processAlive(h.PID) {
+	if json.Unmarshal(data, &h) != nil || h.PID == 0 {
+		return nil
+	}
+	// A holder on another host (a workspace on a network file system) is
+	// named as it is: its pid says nothing here.
+	if (h.Host == "" || h.Host == hostname()) && !processAlive(h.PID) {
 		return nil
 	}
 	return &h
+}
+
+// hostname is this host's name, "" if the system will not say.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 // Release lets go of the lock. It is safe to call on a nil Lock and more

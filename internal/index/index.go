@@ -7,6 +7,10 @@
 // the working tree, and is shared by linked worktrees. It records a format
 // version and the embedder's id; when either differs, or a store cannot be
 // read, Open throws the index away and builds it again, with one notice.
+// "Cannot be read" includes what opens but is damaged: a database SQLite
+// finds malformed, a Bleve segment whose checksum does not match, a
+// snapshot Bleve had to skip, and stores that disagree on the number of
+// documents (one of them half-written).
 // Update brings it up to date incrementally: files whose size and mtime are
 // unchanged are skipped, changed files are hashed and re-parsed, and only
 // their changed documents are re-indexed.
@@ -20,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -101,6 +106,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		if err != nil {
 			reason = err.Error()
 		}
+		// One line: some of Bleve's errors go on with the file's content.
+		reason, _, _ = strings.Cut(reason, "\n")
 		x.notice("rebuilding the recall index: " + reason)
 		if err := x.recreate(); err != nil {
 			x.closeStores()
@@ -170,12 +177,31 @@ func (x *Index) openStores() (reason string, err error) {
 		os.RemoveAll(bmPath)
 		bm, err = bleve.New(bmPath, newMapping())
 	} else {
-		bm, err = bleve.Open(bmPath)
+		if err := verifySegments(bmPath); err != nil {
+			return "", err
+		}
+		bm, err = openBleve(bmPath)
 	}
 	if err != nil {
 		return "", fmt.Errorf("open %s: %w", bmPath, err)
 	}
 	x.bm = bm
+	if !fresh {
+		// The two stores are written together: a word index that holds
+		// another number of documents than the database is one of them
+		// half-written or rolled back.
+		n, err := bm.DocCount()
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", bmPath, err)
+		}
+		var docs uint64
+		if err := x.db.QueryRow(`SELECT count(*) FROM docs`).Scan(&docs); err != nil {
+			return "", fmt.Errorf("read %s: %w", dbPath, err)
+		}
+		if n != docs {
+			return fmt.Sprintf("the word index holds %d documents, the database %d", n, docs), nil
+		}
+	}
 	return "", nil
 }
 
