@@ -81,9 +81,27 @@ func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
 }
 
 // RemoveFact returns src without the lines of fact.
+//
+// Without the item, the next one may start its list right after a
+// paragraph, where only some lists may begin (an ordered list that does not
+// start at 1 cannot): it would then read as the paragraph's text and its
+// fact would be lost. In that case a blank line takes the item's place.
 func RemoveFact(src []byte, fact Fact) []byte {
+	out := removeLines(src, fact, nil)
+	want := len(Parse(fact.Category, fact.File, src).Facts) - 1
+	if len(Parse(fact.Category, fact.File, out).Facts) >= want {
+		return out
+	}
+	if blank := removeLines(src, fact, []byte(lineEnding(src))); len(Parse(fact.Category, fact.File, blank).Facts) >= want {
+		return blank
+	}
+	return out
+}
+
+// removeLines replaces the lines of fact with repl.
+func removeLines(src []byte, fact Fact, repl []byte) []byte {
 	lines := rawLines(src)
-	out := splice(lines, fact.Line, fact.EndLine, nil)
+	out := splice(lines, fact.Line, fact.EndLine, repl)
 	// Removing the last line of a file without a final newline leaves the
 	// previous line's newline dangling; drop it to keep the file's style.
 	if fact.EndLine == len(lines) && !bytes.HasSuffix(src, []byte("\n")) {
