@@ -11,7 +11,9 @@ import (
 // FuzzNormalize checks what holds for any text: no panic, and a normalised
 // text that is valid UTF-8 without control characters (a newline between
 // lines aside), blank lines, trailing spaces or a line repeated, whose
-// hash is Of's.
+// hash is Of's; the same text gives the same signature, and normalising a
+// normalised text changes nothing (a signature can be recomputed from the
+// text a run record stores).
 func FuzzNormalize(f *testing.F) {
 	for _, text := range benchTexts() {
 		f.Add(text)
@@ -48,6 +50,9 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if again := Of(text); again != sig {
 			t.Fatalf("not deterministic: %+v then %+v", sig, again)
+		}
+		if again := Normalize(n); again != n {
+			t.Fatalf("not idempotent: %q gives %q, then %q", text, n, again)
 		}
 	})
 }
