@@ -9,9 +9,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -233,7 +235,7 @@ func Load(path, name string, base Config) (Config, []Warning, error) {
 
 // Parse decodes config TOML over base; see Load.
 func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
-	cfg := base
+	cfg := base.clone()
 	md, err := decode(data, name, &cfg)
 	if err != nil {
 		return base, nil, err
@@ -259,6 +261,21 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 		return base, warns, withKeyLine(err, data)
 	}
 	return cfg, warns, nil
+}
+
+// clone is a copy of c that shares no map or slice with it: the decoder
+// writes into maps in place, and base must not change (a failed parse
+// returns it).
+func (c Config) clone() Config {
+	c.Facts.Policy = maps.Clone(c.Facts.Policy)
+	if c.Recall.Scopes != nil {
+		scopes := make(map[string][]string, len(c.Recall.Scopes))
+		for k, v := range c.Recall.Scopes {
+			scopes[k] = slices.Clone(v)
+		}
+		c.Recall.Scopes = scopes
+	}
+	return c
 }
 
 // decode decodes TOML into v; a syntax error or a value of the wrong type
