@@ -63,10 +63,13 @@ bench: build
 ## FUZZPARALLEL workers (default 1); a failing input is written to the
 ## package's testdata/fuzz/<target>/: fix the bug and commit it as a
 ## regression seed. Not part of make test, which runs the committed seeds.
+## FUZZMINIMIZE bounds the minimisation of each new input (go's default,
+## 60s, spends most of a minute on one large seed).
 ## FUZZ_TARGETS are module:package:target; cmd/memctl's TestFuzzTargetsListed
 ## checks that every func Fuzz is here.
 FUZZTIME     ?= 1m
 FUZZPARALLEL ?= 1
+FUZZMINIMIZE ?= 5s
 FUZZ_TARGETS := \
 	.:./internal/tasks:FuzzParseRender \
 	.:./internal/tasks:FuzzMerge \
@@ -83,7 +86,7 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		mod=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; name=$${rest#*:}; \
 		echo "($$mod) $(GO) test $$pkg -fuzz $$name -fuzztime $(FUZZTIME)"; \
-		(cd $$mod && $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL)); \
+		(cd $$mod && $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL)); \
 	done
 
 ## lint: gofmt, then vet and staticcheck in every module (2026.2.2, pinned; go
