@@ -283,13 +283,30 @@ func (c Config) clone() Config {
 func decode(data []byte, name string, v any) (toml.MetaData, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
 	if err != nil {
+		var e *Error
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return md, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+			e = &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+		} else {
+			e = decodeError(name, err)
 		}
-		return md, decodeError(name, err)
+		// The decoder puts an error found at the end of the last line
+		// (a table header cut short: "[") on the line after it.
+		if n := max(lineCount(data), 1); e.Line > n {
+			e.Line = n
+		}
+		return md, e
 	}
 	return md, nil
+}
+
+// lineCount counts lines as wc -l does, plus a last line without newline.
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // decodeMessage matches BurntSushi/toml's errors for values of the wrong
@@ -298,7 +315,7 @@ var decodeMessage = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
 })
 
-func decodeError(name string, err error) error {
+func decodeError(name string, err error) *Error {
 	m := decodeMessage().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{File: name, Message: strings.TrimPrefix(err.Error(), "toml: ")}

@@ -42,24 +42,11 @@ func FuzzParse(f *testing.F) {
 		if e.File != "config.toml" {
 			t.Fatalf("error %v names file %q", err, e.File)
 		}
-		if lines := max(1, countLines(data)); e.Line < 1 || e.Line > lines {
+		if lines := max(1, lineCount(data)); e.Line < 1 || e.Line > lines {
 			t.Fatalf("error names line %d of a %d-line file: %v\n%q", e.Line, lines, err, data)
 		}
 		if !reflect.DeepEqual(cfg, base) {
 			t.Fatal("a failed parse changed the defaults it returns")
 		}
 	})
-}
-
-func countLines(data []byte) int {
-	n := 0
-	for _, c := range data {
-		if c == '\n' {
-			n++
-		}
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
