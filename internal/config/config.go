@@ -287,6 +287,11 @@ func decode(data []byte, name string, v any) (toml.MetaData, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			e = &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+			if e.Line == 0 && pe.Position.Start > 0 {
+				// Some lexer errors (a newline in a quoted key) come with
+				// the offset only.
+				e.Line = bytes.Count(data[:min(pe.Position.Start, len(data))], []byte{'\n'}) + 1
+			}
 		} else {
 			e = decodeError(name, err)
 		}
