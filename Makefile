@@ -13,7 +13,7 @@ GO      ?= go
 GITLEAKSCHECK := internal/secrets/gitleakscheck
 MODULES       := . $(GITLEAKSCHECK)
 
-.PHONY: all build install test script golden demo bench lint tidy-check release-snapshot clean
+.PHONY: all build install test script golden demo bench fuzz lint tidy-check release-snapshot clean
 
 all: build
 
@@ -58,6 +58,36 @@ bench: build
 	@if [ -d "$${MEMCTL_BENCH_DATA:-../shared/bench}" ]; then \
 		scripts/bench-check.sh $(abspath $(BIN)) && scripts/bench-recall.sh $(abspath $(BIN)); \
 	else echo "no benchmark data: set MEMCTL_BENCH_DATA for the whole-process figures"; fi
+
+## fuzz: every fuzz target in turn, FUZZTIME each (default 1m), with
+## FUZZPARALLEL workers (default 1); a failing input is written to the
+## package's testdata/fuzz/<target>/: fix the bug and commit it as a
+## regression seed. Not part of make test, which runs the committed seeds.
+## FUZZMINIMIZE bounds the minimisation of each new input (go's default,
+## 60s, spends most of a minute on one large seed).
+## FUZZ_TARGETS are module:package:target; cmd/memctl's TestFuzzTargetsListed
+## checks that every func Fuzz is here.
+FUZZTIME     ?= 1m
+FUZZPARALLEL ?= 1
+FUZZMINIMIZE ?= 5s
+FUZZ_TARGETS := \
+	.:./internal/tasks:FuzzParseRender \
+	.:./internal/tasks:FuzzMerge \
+	.:./internal/tasks:FuzzScanAgreesWithEncodingJSON \
+	.:./internal/ledger:FuzzEdit \
+	.:./internal/proposal:FuzzDecodeEncode \
+	.:./internal/runs/transcript:FuzzParse \
+	.:./internal/runs/transcript:FuzzFields \
+	.:./internal/runs/transcript:FuzzStr \
+	.:./internal/config:FuzzParse \
+	.:./internal/runs/signature:FuzzNormalize \
+	$(GITLEAKSCHECK):.:FuzzScanAgreesWithGitleaks
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mod=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; name=$${rest#*:}; \
+		echo "($$mod) $(GO) test $$pkg -fuzz $$name -fuzztime $(FUZZTIME)"; \
+		(cd $$mod && $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL)); \
+	done
 
 ## lint: gofmt, then vet and staticcheck in every module (2026.2.2, pinned; go
 ## run fetches it from the module proxy without adding it to go.mod)

@@ -9,9 +9,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -253,7 +255,7 @@ func Load(path, name string, base Config) (Config, []Warning, error) {
 
 // Parse decodes config TOML over base; see Load.
 func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
-	cfg := base
+	cfg := base.clone()
 	md, err := decode(data, name, &cfg)
 	if err != nil {
 		return base, nil, err
@@ -281,18 +283,55 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 	return cfg, warns, nil
 }
 
+// clone is a copy of c that shares no map or slice with it: the decoder
+// writes into maps in place, and base must not change (a failed parse
+// returns it).
+func (c Config) clone() Config {
+	c.Facts.Policy = maps.Clone(c.Facts.Policy)
+	if c.Recall.Scopes != nil {
+		scopes := make(map[string][]string, len(c.Recall.Scopes))
+		for k, v := range c.Recall.Scopes {
+			scopes[k] = slices.Clone(v)
+		}
+		c.Recall.Scopes = scopes
+	}
+	return c
+}
+
 // decode decodes TOML into v; a syntax error or a value of the wrong type
 // becomes an *Error naming the file, and the line where there is one.
 func decode(data []byte, name string, v any) (toml.MetaData, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
 	if err != nil {
+		var e *Error
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return md, &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+			e = &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Message: strings.TrimPrefix(pe.Message, "toml: ")}
+			if e.Line == 0 && pe.Position.Start > 0 {
+				// Some lexer errors (a newline in a quoted key) come with
+				// the offset only.
+				e.Line = bytes.Count(data[:min(pe.Position.Start, len(data))], []byte{'\n'}) + 1
+			}
+		} else {
+			e = decodeError(name, err)
 		}
-		return md, decodeError(name, err)
+		// The decoder puts an error found at the end of the last line
+		// (a table header cut short: "[") on the line after it.
+		if n := max(lineCount(data), 1); e.Line > n {
+			e.Line = n
+		}
+		return md, e
 	}
 	return md, nil
+}
+
+// lineCount counts lines as wc -l does, plus a last line without newline.
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // decodeMessage matches BurntSushi/toml's errors for values of the wrong
@@ -301,7 +340,7 @@ var decodeMessage = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
 })
 
-func decodeError(name string, err error) error {
+func decodeError(name string, err error) *Error {
 	m := decodeMessage().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{File: name, Message: strings.TrimPrefix(err.Error(), "toml: ")}

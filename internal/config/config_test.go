@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +266,28 @@ func TestUserPreferencesPath(t *testing.T) {
 	} {
 		if got := UserPreferencesPath(env(tc.env)); got != tc.want {
 			t.Errorf("UserPreferencesPath(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestParseLeavesBaseAlone: the decoder writes into maps in place; Parse
+// must not write into base's (a failed parse returns base, and a caller
+// may parse twice over one base).
+func TestParseLeavesBaseAlone(t *testing.T) {
+	t.Parallel()
+	base := Default("mc")
+	base.Facts.Policy["notes"] = PolicyReadonly
+	base.Recall.Scopes["api"] = []string{"api/"}
+	for _, src := range []string{
+		"[facts.policy]\nnotes = \"append\"\nrl = \"\"\n[recall.scopes]\napi = [\"x/\"]\n",
+		"[facts.policy]\nnotes = \"append\"\n[recall.scopes]\napi = [\"x/\"]\n",
+	} {
+		_, _, _ = Parse([]byte(src), "config.toml", base)
+		if len(base.Facts.Policy) != 1 || base.Facts.Policy["notes"] != PolicyReadonly {
+			t.Fatalf("Parse changed base's policies: %v", base.Facts.Policy)
+		}
+		if len(base.Recall.Scopes) != 1 || !slices.Equal(base.Recall.Scopes["api"], []string{"api/"}) {
+			t.Fatalf("Parse changed base's scopes: %v", base.Recall.Scopes)
 		}
 	}
 }

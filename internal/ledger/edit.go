@@ -63,12 +63,40 @@ func AppendFact(src []byte, f *File, text, id string) []byte {
 
 // ReplaceFact returns src with the lines of fact replaced by text with id,
 // keeping the fact's list marker.
+//
+// A line of text right after the item that the old item did not take in
+// (after a heading in the item, say) would be taken into the new text as
+// its continuation: then a blank line keeps it out.
 func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
+	formatted := FormatFact(markerOf(strings.TrimRight(string(rawLines(src)[fact.Line-1]), "\r\n")), text, id)
+	out := replaceLines(src, fact, formatted, false)
+	end := fact.Line + len(formatted) - 1
+	if endsAt(out, fact, end) {
+		return out
+	}
+	if blank := replaceLines(src, fact, formatted, true); endsAt(blank, fact, end) {
+		return blank
+	}
+	return out
+}
+
+// endsAt says the fact that starts where fact did in src ends on line end.
+func endsAt(src []byte, fact Fact, end int) bool {
+	for _, f := range Parse(fact.Category, fact.File, src).Facts {
+		if f.Line == fact.Line {
+			return f.EndLine == end
+		}
+	}
+	return false
+}
+
+// replaceLines puts the lines formatted in place of fact's, with a blank
+// line after them when blank is set and more lines follow.
+func replaceLines(src []byte, fact Fact, formatted []string, blank bool) []byte {
 	lines := rawLines(src)
-	marker := markerOf(strings.TrimRight(string(lines[fact.Line-1]), "\r\n"))
 	nl := lineEnding(src)
 	var repl []byte
-	for _, l := range FormatFact(marker, text, id) {
+	for _, l := range formatted {
 		repl = append(repl, l...)
 		repl = append(repl, nl...)
 	}
@@ -76,14 +104,34 @@ func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
 	lastRaw := lines[fact.EndLine-1]
 	if !bytes.HasSuffix(lastRaw, []byte("\n")) {
 		repl = bytes.TrimSuffix(repl, []byte(nl))
+	} else if blank && fact.EndLine < len(lines) {
+		repl = append(repl, nl...)
 	}
 	return splice(lines, fact.Line, fact.EndLine, repl)
 }
 
 // RemoveFact returns src without the lines of fact.
+//
+// Without the item, the next one may start its list right after a
+// paragraph, where only some lists may begin (an ordered list that does not
+// start at 1 cannot): it would then read as the paragraph's text and its
+// fact would be lost. In that case a blank line takes the item's place.
 func RemoveFact(src []byte, fact Fact) []byte {
+	out := removeLines(src, fact, nil)
+	want := len(Parse(fact.Category, fact.File, src).Facts) - 1
+	if len(Parse(fact.Category, fact.File, out).Facts) >= want {
+		return out
+	}
+	if blank := removeLines(src, fact, []byte(lineEnding(src))); len(Parse(fact.Category, fact.File, blank).Facts) >= want {
+		return blank
+	}
+	return out
+}
+
+// removeLines replaces the lines of fact with repl.
+func removeLines(src []byte, fact Fact, repl []byte) []byte {
 	lines := rawLines(src)
-	out := splice(lines, fact.Line, fact.EndLine, nil)
+	out := splice(lines, fact.Line, fact.EndLine, repl)
 	// Removing the last line of a file without a final newline leaves the
 	// previous line's newline dangling; drop it to keep the file's style.
 	if fact.EndLine == len(lines) && !bytes.HasSuffix(src, []byte("\n")) {

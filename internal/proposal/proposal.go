@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -132,6 +133,28 @@ type Proposal struct {
 	// Mneme is set for a file in mneme's format; it is rewritten in
 	// memctl's format when reviewed.
 	Mneme bool `json:"-"`
+	// Unknown are the members of the file memctl does not know (a newer
+	// memctl's, another tool's), written back by Encode as they were read.
+	Unknown map[string]json.RawMessage `json:"-"`
+}
+
+// knownKeys are the JSON names of Proposal's fields.
+var knownKeys = sync.OnceValue(func() []string {
+	var out []string
+	t := reflect.TypeFor[Proposal]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+})
+
+// known says a member with key k fills a field of Proposal: encoding/json
+// matches keys without regard to case.
+func known(k string) bool {
+	return slices.ContainsFunc(knownKeys(), func(name string) bool { return strings.EqualFold(name, k) })
 }
 
 // mnemeFile is mneme's proposal format.
@@ -169,6 +192,17 @@ func Decode(data []byte, name string) (*Proposal, error) {
 		p.Kind = KindFact // files from before kinds
 	}
 	p.File = name
+	var all map[string]json.RawMessage
+	if json.Unmarshal(data, &all) == nil {
+		for k, v := range all {
+			if !known(k) {
+				if p.Unknown == nil {
+					p.Unknown = map[string]json.RawMessage{}
+				}
+				p.Unknown[k] = v
+			}
+		}
+	}
 	return &p, nil
 }
 
@@ -225,7 +259,31 @@ func Encode(p *Proposal) []byte {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(q)
-	return b.Bytes()
+	if len(q.Unknown) == 0 {
+		return b.Bytes()
+	}
+	// The unknown members go after the known ones, sorted by key.
+	keys := make([]string, 0, len(q.Unknown))
+	for k := range q.Unknown {
+		if !known(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	obj := bytes.TrimSuffix(bytes.TrimRight(b.Bytes(), "\n"), []byte("}"))
+	obj = bytes.TrimRight(obj, "\n")
+	for _, k := range keys {
+		var v bytes.Buffer
+		if json.Indent(&v, q.Unknown[k], "  ", "  ") != nil {
+			continue // not JSON: Decode never makes such a value
+		}
+		key, _ := json.Marshal(k)
+		obj = append(obj, ",\n  "...)
+		obj = append(obj, key...)
+		obj = append(obj, ": "...)
+		obj = append(obj, v.Bytes()...)
+	}
+	return append(obj, "\n}\n"...)
 }
 
 // Dir is the proposals directory of a workspace.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,23 +50,31 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("theirs: %w", err)
 	}
-	keys := map[string]bool{}
-	for _, s := range []*Store{b, o, t} {
-		for _, r := range s.Records {
-			keys[recordKey(r)] = true
+	bi, oi, ti := index(b), index(o), index(t)
+	// Issues in id order (Bytes sorts them anyway), then the other
+	// records in the order ours, theirs and base first show them.
+	var ids, others []string
+	seen := map[string]bool{}
+	for _, m := range []recordIndex{oi, ti, bi} {
+		for _, k := range m.order {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if strings.HasPrefix(k, "1") {
+				ids = append(ids, k)
+			} else {
+				others = append(others, k)
+			}
 		}
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	bi, oi, ti := index(b), index(o), index(t)
+	sort.Strings(ids)
+	sorted := append(ids, others...)
 	out := &Store{byID: map[string]*Issue{}, bom: o.bom}
 	res := &MergeResult{}
 	var conflicts bytes.Buffer
 	for _, k := range sorted {
-		rb, ro, rt := bi[k], oi[k], ti[k]
+		rb, ro, rt := bi.recs[k], oi.recs[k], ti.recs[k]
 		merged, conflict := mergeRecord(rb, ro, rt)
 		if conflict {
 			res.Conflicts = append(res.Conflicts, strings.TrimPrefix(k, "1"))
@@ -87,20 +96,31 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 	return res, nil
 }
 
-// recordKey orders issues by id, then other records by content.
-func recordKey(r *Record) string {
-	if r.Issue != nil {
-		return "1" + r.Issue.ID
-	}
-	return "2" + string(r.raw)
+// recordIndex holds a version's records by key, and the keys in file order.
+type recordIndex struct {
+	recs  map[string]*Record
+	order []string
 }
 
-func index(s *Store) map[string]*Record {
-	m := make(map[string]*Record, len(s.Records))
+// index keys issues by id ("1" and the id) and other records by content
+// ("2", the line and its occurrence number), so that a line repeated in a
+// version is merged as many times as it is there.
+func index(s *Store) recordIndex {
+	x := recordIndex{recs: make(map[string]*Record, len(s.Records)), order: make([]string, 0, len(s.Records))}
+	count := map[string]int{}
 	for _, r := range s.Records {
-		m[recordKey(r)] = r
+		var k string
+		if r.Issue != nil {
+			k = "1" + r.Issue.ID
+		} else {
+			line := string(r.raw)
+			count[line]++
+			k = "2" + line + "\x00" + strconv.Itoa(count[line])
+		}
+		x.recs[k] = r
+		x.order = append(x.order, k)
 	}
-	return m
+	return x
 }
 
 func same(a, b *Record) bool {
