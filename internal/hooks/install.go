@@ -53,22 +53,29 @@ type Report struct {
 // writes nothing and reads through symbolic links.
 func Status(rt *Runtime, p Place) Report {
 	abs, shown := rt.File(p)
+	return report(rt, p, abs, shown, func(data []byte) (string, error) {
+		if rt.hooks == nil {
+			return pluginState(data), nil
+		}
+		root, err := parseObject(data)
+		if err != nil {
+			return "", err
+		}
+		return rt.state(root)
+	})
+}
+
+// report is the Report of the file at abs (shown as shown): not
+// installed when it does not exist, else what state makes of its bytes,
+// and Unknown with the problem when it cannot be read or judged.
+func report(rt *Runtime, p Place, abs, shown string, state func([]byte) (string, error)) Report {
 	rep := Report{Runtime: rt.Name, Scope: p.Scope, File: shown, State: NotInstalled}
 	data, err := os.ReadFile(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return rep
-	case err != nil:
-		rep.State, rep.Problem = Unknown, err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
 		return rep
 	}
-	if rt.hooks == nil {
-		rep.State = pluginState(data)
-		return rep
-	}
-	root, err := parseObject(data)
 	if err == nil {
-		rep.State, err = rt.state(root)
+		rep.State, err = state(data)
 	}
 	if err != nil {
 		rep.State, rep.Problem = Unknown, err.Error()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,27 +119,16 @@ func (rt *Runtime) setMCP(root *object, on bool) error {
 // MCPStatus reads whether rt's MCP config in p registers memctl.
 func MCPStatus(rt *Runtime, p Place) Report {
 	abs, shown := rt.MCPFile(p)
-	rep := Report{Runtime: rt.Name, Scope: p.Scope, File: shown, State: NotInstalled}
-	data, err := os.ReadFile(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return rep
-	case err != nil:
-		rep.State, rep.Problem = Unknown, err.Error()
-		return rep
-	}
-	if rt.mcp.kind == mcpCodexTOML {
-		rep.State, err = codexState(data)
-	} else {
-		var root *object
-		if root, err = parseObject(data); err == nil {
-			rep.State, err = rt.mcpState(root)
+	return report(rt, p, abs, shown, func(data []byte) (string, error) {
+		if rt.mcp.kind == mcpCodexTOML {
+			return codexState(data)
 		}
-	}
-	if err != nil {
-		rep.State, rep.Problem = Unknown, err.Error()
-	}
-	return rep
+		root, err := parseObject(data)
+		if err != nil {
+			return "", err
+		}
+		return rt.mcpState(root)
+	})
 }
 
 // registerMCP registers (on) or removes memctl in rt's MCP config in p.
