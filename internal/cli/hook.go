@@ -160,7 +160,7 @@ func hookContext(ctx context.Context, env *Env, in runtranscript.HookInput, warn
 	pack := prime.Build(ctx, ws, opts)
 	if n := len(pack.Problems); n > 0 {
 		p := pack.Problems[0]
-		warn("the context pack leaves out what it could not read (%d parts; first %s %s: %s); memctl prime says more", n, p.Part, p.Where, p.Message)
+		warn("the context pack leaves out what it could not read (%d parts; first %s: %s); memctl prime says more", n, p.Part, p.Detail())
 	}
 	return hooks.CutContext(pack.Text(), hooks.MaxContext)
 }

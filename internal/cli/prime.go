@@ -80,11 +80,7 @@ func runPrime(ctx context.Context, env *Env, opts primeOptions) error {
 	}
 	p := prime.Build(ctx, ws, po)
 	for _, pr := range p.Problems {
-		where := pr.Where
-		if where != "" {
-			where += ": "
-		}
-		env.warnf("%s: %s%s", pr.Part, where, pr.Message)
+		env.warnf("%s: %s", pr.Part, pr.Detail())
 	}
 	if p.Disabled {
 		env.notef("prime is disabled ([prime] enabled = false in %s): nothing printed", config.ConfigFile)

@@ -95,11 +95,7 @@ func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, e
 	}
 	pack := prime.Build(ctx, c.sess.Workspace(), opts)
 	for _, p := range pack.Problems {
-		where := p.Where
-		if where != "" {
-			where += ": "
-		}
-		c.notes = append(c.notes, fmt.Sprintf("warning: %s left out: %s%s", p.Part, where, p.Message))
+		c.notes = append(c.notes, fmt.Sprintf("warning: %s left out: %s", p.Part, p.Detail()))
 	}
 	if pack.Disabled {
 		c.notes = append(c.notes, "prime is disabled ([prime] enabled = false in "+config.ConfigFile+"): the pack is empty")

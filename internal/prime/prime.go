@@ -120,6 +120,15 @@ type Problem struct {
 	Message string
 }
 
+// Detail is the problem without its part: "where: message", or the
+// message when there is no where.
+func (p Problem) Detail() string {
+	if p.Where == "" {
+		return p.Message
+	}
+	return p.Where + ": " + p.Message
+}
+
 // Build gathers the pack for opts.Actor at opts.Now.
 func Build(ctx context.Context, ws *config.Workspace, opts Options) *Pack {
 	budget := opts.BudgetTokens
