@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/prime"
-	"github.com/memctl/memctl/internal/tasks"
 )
 
 func newPinCmd(env *Env) *cobra.Command {
@@ -162,36 +159,14 @@ func runPins(_ context.Context, env *Env, asJSON bool) error {
 	return writePins(env, f, actor, pins, asJSON)
 }
 
-// pinFinder finds ids in the enabled layers, reading the whole of each.
+// pinFinder finds ids in the enabled layers (prime.LoadFinder); a task
+// graph that cannot be read is one warning.
 func (e *Env) pinFinder(ws *config.Workspace) (*prime.Finder, error) {
-	f := &prime.Finder{}
-	if ws.Config.Facts.Enabled {
-		l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
-		if err != nil {
-			return nil, err
-		}
-		var unread []*ledger.File
-		f.Facts, unread = prime.Readable(l)
-		for _, u := range unread {
-			f.FactsUnread = append(f.FactsUnread, u.Path)
-		}
+	f, err := prime.LoadFinder(ws, tasksCachePath(ws), runStore(ws))
+	if err == nil && f.TasksUnread != "" {
+		e.warnf("%s; task pins are shown without their text", f.TasksUnread)
 	}
-	if ws.Config.Tasks.Enabled {
-		// A task graph that cannot be read does not take the other pins
-		// down: task pins say so, once, and the rest are shown.
-		st, err := tasks.LoadCached(ws.Path(config.IssuesFile), tasksCachePath(ws))
-		if err != nil {
-			f.TasksUnread = fmt.Sprintf("%s cannot be read: %v", config.IssuesFile, err)
-			e.warnf("%s; task pins are shown without their text", f.TasksUnread)
-		} else {
-			f.Task = prime.StoreTasks(st)
-		}
-	}
-	if ws.Config.Runs.Enabled {
-		f.Run = prime.StoreRuns(runStore(ws))
-		f.PlaybooksDir, f.PlaybooksRel = ws.Path(config.PlaybooksDir), config.PlaybooksDir
-	}
-	return f, nil
+	return f, err
 }
 
 // pinsJSON is the --json shape of pin, unpin and pins.

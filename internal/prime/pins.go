@@ -207,6 +207,38 @@ type Finder struct {
 	PlaybooksDir, PlaybooksRel string
 }
 
+// LoadFinder finds ids in the enabled layers of ws, reading the whole of
+// each: the facts, the task graph (through its cache), the run store and
+// the playbooks. A task graph that cannot be read does not take the other
+// pins down: TasksUnread says why, and task pins say so.
+func LoadFinder(ws *config.Workspace, tasksCache string, store runs.Store) (*Finder, error) {
+	f := &Finder{}
+	if ws.Config.Facts.Enabled {
+		l, err := ledger.Load(ws.Path(config.FactsDir), config.FactsDir)
+		if err != nil {
+			return nil, err
+		}
+		var unread []*ledger.File
+		f.Facts, unread = Readable(l)
+		for _, u := range unread {
+			f.FactsUnread = append(f.FactsUnread, u.Path)
+		}
+	}
+	if ws.Config.Tasks.Enabled {
+		st, err := tasks.LoadCached(ws.Path(config.IssuesFile), tasksCache)
+		if err != nil {
+			f.TasksUnread = fmt.Sprintf("%s cannot be read: %v", config.IssuesFile, err)
+		} else {
+			f.Task = StoreTasks(st)
+		}
+	}
+	if ws.Config.Runs.Enabled {
+		f.Run = StoreRuns(store)
+		f.PlaybooksDir, f.PlaybooksRel = ws.Path(config.PlaybooksDir), config.PlaybooksDir
+	}
+	return f, nil
+}
+
 // StoreTasks is a Finder.Task over a loaded task graph.
 func StoreTasks(st *tasks.Store) func(string) (string, string, bool, error) {
 	return func(id string) (string, string, bool, error) {

@@ -157,10 +157,9 @@ func (g *gathered) finder(ws *config.Workspace) *Finder {
 	return f
 }
 
-// lastSessionDraft: the digest of the newest run on this branch that says
-// something (a run flushed with nothing in it is passed over). A run
-// record names its branch but not who ran it, so this is the last
-// session on the branch, whoever ran it.
+// lastSessionDraft: the digest of the actor's newest run on this branch
+// that says something (runsView.last; a run flushed with nothing in it is
+// passed over).
 func (g *gathered) lastSessionDraft(opts Options) draft {
 	d := draft{Section: Section{Name: "last_session"}, noun: "lines of it"}
 	if g.runs == nil || opts.Branch == "" {
