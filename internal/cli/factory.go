@@ -9,10 +9,8 @@ import (
 
 	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/proposal"
-	"github.com/memctl/memctl/internal/recall"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -40,14 +38,6 @@ func (e *Env) session(ws *config.Workspace) *app.Session {
 	e.sessions[ws] = s
 	e.closers = append(e.closers, s.Close)
 	return s
-}
-
-// identity is a name to act under: override if set, else git's user.name,
-// else its user.email, else $USER, else "unknown"; and git's email.
-//
-//lint:ignore U1000 kept for the commands being written against it (issue 13)
-func (e *Env) identity(ws *config.Workspace, override string) (name, email string) {
-	return e.session(ws).Identity(override)
 }
 
 // actor is who memctl acts as: MEMCTL_ACTOR, else git's user.name (or
@@ -87,22 +77,6 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 	return &taskSession{ws: t.WS, store: t.Store, path: t.Path}, nil
 }
 
-// checkUnmergedIssues refuses the issues file while a stopped merge has it
-// unmerged (app.Session.CheckUnmergedIssues).
-//
-//lint:ignore U1000 kept for the commands being written against it (issue 13)
-func (e *Env) checkUnmergedIssues(ws *config.Workspace, write bool) error {
-	return e.session(ws).CheckUnmergedIssues(write)
-}
-
-// embedderFor makes the configured embedder: the workspace's [embed],
-// overridden by the user's own config file.
-//
-//lint:ignore U1000 kept for the commands being written against it (issue 13)
-func embedderFor(env *Env, ws *config.Workspace) (embed.Embedder, error) {
-	return env.session(ws).Embedder()
-}
-
 // indexDir is where a workspace's index lives: in the git directory shared
 // by its worktrees, never in the working tree.
 func indexDir(ws *config.Workspace) string { return app.IndexDir(ws) }
@@ -113,14 +87,6 @@ func sourcesFor(ws *config.Workspace) []index.Source { return app.Sources(ws) }
 // openIndex opens the workspace's index for the rest of the command.
 func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index, error) {
 	return e.session(ws).Index(ctx)
-}
-
-// similarityMatcher is the recall index's matcher for propose, or nil
-// (words only) when the index is disabled or cannot be used.
-//
-//lint:ignore U1000 kept for the commands being written against it (issue 13)
-func (e *Env) similarityMatcher(ctx context.Context, ws *config.Workspace) *recall.Matcher {
-	return e.session(ws).SimilarityMatcher(ctx)
 }
 
 func (e *Env) book(ws *config.Workspace) *proposal.Book { return e.session(ws).Book() }

@@ -35,11 +35,6 @@ func (o object) MarshalJSON() ([]byte, error) { return app.Object(o).MarshalJSON
 
 func (o object) with(key string, v any) object { return object(app.Object(o).With(key, v)) }
 
-//lint:ignore U1000 kept for the commands being written against it (issue 13)
-func issueObject(iss *tasks.Issue, without ...string) object {
-	return object(app.IssueObject(iss, without...))
-}
-
 func listObject(g *tasks.Graph, iss *tasks.Issue) object { return object(app.ListObject(g, iss)) }
 
 func plainObject(iss *tasks.Issue) object { return object(app.PlainObject(iss)) }
