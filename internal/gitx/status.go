@@ -14,11 +14,7 @@ import (
 // writes refreshed stat data back, since memctl reads from hooks beside
 // the user's own git commands, which would fail on that lock.
 func Changed(ctx context.Context, root string) ([]string, error) {
-	out, err := Git(ctx, root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
-		return nil, err
-	}
-	return parseStatus(out), nil
+	return ChangedOutside(ctx, root)
 }
 
 // ChangedOutside is Changed without the files under the given
