@@ -48,7 +48,7 @@ func TestCrashSafety(t *testing.T) {
 	t.Logf("seed %d (MEMCTL_CRASH_SEED=%d repeats this run)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0x6d656d63746c))
 
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	run := func(stdin string, args ...string) (string, error) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -321,7 +321,7 @@ func TestRecallRebuildsDamagedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	recall := func() (string, string) {
 		t.Helper()
 		cmd := exec.Command(bin, "recall", "parser config", "--json")

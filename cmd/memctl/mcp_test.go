@@ -28,7 +28,7 @@ func TestMCPServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	memctl := func(args ...string) (string, string, error) {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir, cmd.Env = dir, env
@@ -170,7 +170,7 @@ func TestMCPServerProjectDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -199,10 +199,10 @@ func TestMCPServerProjectDir(t *testing.T) {
 	}
 }
 
-// mcpWorkspace makes a git repository with memctl init run in it, and the
+// binWorkspace makes a git repository with memctl init run in it, and the
 // environment to run memctl there: its own home and git configuration,
 // the scripts' clock.
-func mcpWorkspace(t *testing.T, bin string) (dir string, env []string) {
+func binWorkspace(t *testing.T, bin string) (dir string, env []string) {
 	t.Helper()
 	dir = t.TempDir()
 	home := filepath.Join(dir, ".home")
@@ -279,7 +279,7 @@ func TestMCPStdinClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	got := mcpPipe(t, bin, dir, env, mcpInitialize, mcpInitialized,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ready","arguments":{}}}`,
@@ -306,7 +306,7 @@ func TestMCPMalformedLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	lines := []string{mcpInitialize, mcpInitialized}
 	want := []string{"id 1: result with capabilities, instructions, protocolVersion, serverInfo"}
 	for i, tc := range []struct{ line, answer string }{

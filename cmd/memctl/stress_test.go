@@ -36,7 +36,7 @@ func TestStress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, env := mcpWorkspace(t, bin)
+	dir, env := binWorkspace(t, bin)
 	env = append(env, "MEMCTL_TEST_NOW=system") // real clock and ids: see testEnv
 
 	start := time.Now()

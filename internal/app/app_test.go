@@ -3,45 +3,22 @@ package app
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-
+	"github.com/memctl/memctl/internal/app/apptest"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
-	"github.com/memctl/memctl/internal/gitx/gitxtest"
 )
 
 var now = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
 // workspace makes a git repository with memctl's layout and the given
 // config.toml, and returns its root.
-func workspace(t *testing.T, configTOML string) string {
-	t.Helper()
-	gitxtest.Isolate(t)
-	root := t.TempDir()
-	if _, err := git.PlainInit(root, false); err != nil {
-		t.Fatal(err)
-	}
-	repo, err := gitx.Find(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := config.Init(repo, "tk"); err != nil {
-		t.Fatal(err)
-	}
-	if configTOML != "" {
-		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(config.ConfigFile)), []byte(configTOML), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+func workspace(t *testing.T, configTOML string) string { return apptest.Workspace(t, configTOML) }
 
 type recorder struct{ notices, warnings []string }
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memctl/memctl/internal/app/apptest"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
@@ -36,23 +36,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, configTOML string, extra ...func(*Server)) *fixture {
 	t.Helper()
-	gitxtest.Isolate(t)
-	root := t.TempDir()
-	if _, err := git.PlainInit(root, false); err != nil {
-		t.Fatal(err)
-	}
-	repo, err := gitx.Find(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := config.Init(repo, "tk"); err != nil {
-		t.Fatal(err)
-	}
-	if configTOML != "" {
-		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(config.ConfigFile)), []byte(configTOML), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := apptest.Workspace(t, configTOML)
 	f := &fixture{t: t, root: root, env: map[string]string{"MEMCTL_ACTOR": "agent-7", "HOME": os.Getenv("HOME"),
 		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME")}}
 	s := New(Options{Dir: filepath.Join(root, ".ledger"), Getenv: func(k string) string { return f.env[k] },
