@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,11 +113,11 @@ func summarize(l runs.Listing) *runSummary {
 		}
 		var bases []string
 		for _, f := range r.FilesChanged {
-			bases = append(bases, path.Base(filepath.ToSlash(f)))
+			bases = append(bases, pathBase(f))
 		}
 		for _, x := range r.Errors {
 			if x.File != "" {
-				bases = append(bases, path.Base(filepath.ToSlash(x.File)))
+				bases = append(bases, pathBase(x.File))
 			}
 		}
 		slices.Sort(bases)
@@ -357,7 +356,7 @@ func (v *runsView) naming(files []string) (runs.Listing, error) {
 	}
 	var rels []string
 	for _, f := range files {
-		rels = append(rels, v.sum.bases(path.Base(filepath.ToSlash(f)))...)
+		rels = append(rels, v.sum.bases(pathBase(f))...)
 	}
 	slices.Sort(rels)
 	var l runs.Listing
