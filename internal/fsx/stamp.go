@@ -39,6 +39,11 @@ func (s Stamp) Newest() int64 { return max(s.ModTime, s.ChangeTime) }
 // changing its stamp. Git's index has the same rule ("racy git").
 const RacyWindow = 2 * time.Second
 
+// Settled reports whether a derived file written at written (Unix
+// nanoseconds) can be trusted for sources whose newest time is newest:
+// it was written at least RacyWindow after it.
+func Settled(written, newest int64) bool { return written-newest >= int64(RacyWindow) }
+
 // ReadSettled reads the derived file at path, whose sources' newest time
 // (Stamp.Newest) is newest, when it was written at least RacyWindow
 // after that time: only then can its key not have been taken in the
@@ -52,7 +57,7 @@ func ReadSettled(path string, newest int64) (data []byte, ok bool) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.ModTime().UnixNano()-newest < int64(RacyWindow) {
+	if err != nil || !fi.Mode().IsRegular() || !Settled(fi.ModTime().UnixNano(), newest) {
 		return nil, false
 	}
 	size := fi.Size()

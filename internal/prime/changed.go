@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,14 +39,12 @@ var sha256Format = sync.OnceValue(func() *regexp.Regexp {
 func changedCache(ws *config.Workspace, path string, named func(base string) bool, ask func() ([]string, error)) ([]string, error) {
 	key, ok := changedKey(ws, named)
 	if ok && path != "" {
-		if files, sum, good := readChanged(path); good {
+		if files, sum, kept, good := readChanged(path); good {
 			// Trusted only when kept RacyWindow after the newest change of
 			// what it stands for, as git treats its own index ("racy git").
 			full := answerKey(key, ws, files)
-			if sum == sha256.Sum256(full.b) {
-				if _, settled := fsx.ReadSettled(path, full.newest); settled {
-					return files, nil
-				}
+			if sum == sha256.Sum256(full.b) && fsx.Settled(kept, full.newest) {
+				return files, nil
 			}
 		}
 	}
@@ -161,13 +160,24 @@ func encodeChanged(sum [sha256.Size]byte, files []string) []byte {
 	return b
 }
 
-// readChanged reads the kept answer at path.
-func readChanged(path string) (files []string, sum [sha256.Size]byte, ok bool) {
-	data, err := os.ReadFile(path)
+// readChanged reads the kept answer at path, and when it was written
+// (Unix nanoseconds).
+func readChanged(path string) (files []string, sum [sha256.Size]byte, kept int64, ok bool) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, sum, false
+		return nil, sum, 0, false
 	}
-	return decodeChanged(data)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, sum, 0, false
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, sum, 0, false
+	}
+	files, sum, ok = decodeChanged(data)
+	return files, sum, fi.ModTime().UnixNano(), ok
 }
 
 func decodeChanged(data []byte) (files []string, sum [sha256.Size]byte, ok bool) {
