@@ -172,11 +172,6 @@ func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []st
 	b := &batchError{total: len(rts)}
 	for _, rt := range rts {
 		results, err := change(rt, p, hooks.Options{MCP: opts.mcp})
-		if err != nil {
-			// The last file is the one that failed: its error says so, not
-			// a line that it was left as it should be.
-			results = results[:max(len(results)-1, 0)]
-		}
 		for _, r := range results {
 			reportHooksChange(env, rt, r, done)
 		}

@@ -96,7 +96,8 @@ type Options struct {
 // them is not written; a changed file is first backed up (Place.backup).
 // A file that is not JSON is an error and is left as it is; a symbolic
 // link is not written through (Result.Warning says so). With opts.MCP it
-// then registers memctl's MCP server. There is one Result per file.
+// then registers memctl's MCP server. There is one Result per file
+// handled; a file that could not be changed is the error, and has none.
 func Install(rt *Runtime, p Place, opts Options) ([]Result, error) {
 	return apply(rt, p, opts, true)
 }
@@ -128,12 +129,17 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 			return rt.setMCP(root, on)
 		})
 	}
+	if err != nil {
+		return nil, err
+	}
 	out := []Result{res}
-	if err != nil || !opts.MCP || both {
+	if !opts.MCP || both {
+		return out, nil
+	}
+	if res, err = registerMCP(rt, p, on); err != nil {
 		return out, err
 	}
-	res, err = registerMCP(rt, p, on)
-	return append(out, res), err
+	return append(out, res), nil
 }
 
 // setHooks puts memctl's entries into root (on) or takes them out.
