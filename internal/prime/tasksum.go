@@ -134,11 +134,7 @@ func buildSummary(issues, tasksCache string, key fsx.Stamp, now time.Time) (*tas
 	var le *tasks.LineError
 	switch {
 	case errors.As(err, &le):
-		msg := le.Message
-		if le.Field != "" {
-			msg = fmt.Sprintf("field %q: %s", le.Field, msg)
-		}
-		return &taskSummary{Broken: msg, BrokenLine: le.Line, ValidUntil: math.MaxInt64}, indexHeader(key), nil
+		return &taskSummary{Broken: le.Detail(), BrokenLine: le.Line, ValidUntil: math.MaxInt64}, indexHeader(key), nil
 	case err != nil:
 		return nil, nil, err
 	}

@@ -195,11 +195,7 @@ func (s *Status) gatherTasks(ws *config.Workspace, opts Options) {
 	case errors.As(err, &le):
 		// The file is refused as a whole until the line is fixed, as every
 		// task command refuses it: nothing is counted.
-		msg := le.Message
-		if le.Field != "" {
-			msg = fmt.Sprintf("field %q: %s", le.Field, msg)
-		}
-		s.Problems = append(s.Problems, Problem{Part: "tasks", Where: fmt.Sprintf("%s:%d", config.IssuesFile, le.Line), Message: msg})
+		s.Problems = append(s.Problems, Problem{Part: "tasks", Where: fmt.Sprintf("%s:%d", config.IssuesFile, le.Line), Message: le.Detail()})
 		return
 	case err != nil:
 		s.problem("tasks", config.IssuesFile, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -213,13 +212,16 @@ type LineError struct {
 }
 
 func (e *LineError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "line %d", e.Line)
-	if e.Field != "" {
-		fmt.Fprintf(&b, ": field %q", e.Field)
+	return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
+}
+
+// Detail is the error without its line: the field, when there is one,
+// and the message.
+func (e *LineError) Detail() string {
+	if e.Field == "" {
+		return e.Message
 	}
-	b.WriteString(": " + e.Message)
-	return b.String()
+	return fmt.Sprintf("field %q: %s", e.Field, e.Message)
 }
 
 // Fields calls fn for every field of the record in bd's order, with the
