@@ -3,6 +3,9 @@ package ledger
 import (
 	"bytes"
 	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // The edits below work on the bytes of one facts file by line ranges: the
@@ -35,7 +38,27 @@ func FormatFact(marker, text, id string) []string {
 
 // AppendFact returns src with a new fact appended at the end of the file.
 // A blank line separates it from text that is not a fact.
+//
+// A file that ends inside a block CommonMark closes only at the end of the
+// document (a code fence or an HTML comment left open) would take the new
+// item in as its text: then the block is closed first, with the fence or
+// end marker CommonMark reads there anyway, so the file renders as before.
 func AppendFact(src []byte, f *File, text, id string) []byte {
+	out, line := appendFact(src, f, text, id, "")
+	if landed(out, f, line) {
+		return out
+	}
+	if closer := openBlockCloser(src); closer != "" {
+		if closed, line := appendFact(src, f, text, id, closer); landed(closed, f, line) {
+			return closed
+		}
+	}
+	return out
+}
+
+// appendFact appends the fact's lines, after closer and a blank line when
+// closer is set, and returns the text with the line the fact starts on.
+func appendFact(src []byte, f *File, text, id, closer string) ([]byte, int) {
 	nl := lineEnding(src)
 	out := bytes.Clone(src)
 	trailingNL := len(src) == 0 || bytes.HasSuffix(src, []byte("\n"))
@@ -48,9 +71,15 @@ func AppendFact(src []byte, f *File, text, id string) []byte {
 		last--
 	}
 	endsInFact := len(f.Facts) > 0 && f.Facts[len(f.Facts)-1].EndLine == last
-	if last > 0 && !endsInFact && last == len(lines) {
+	switch {
+	case closer != "":
+		out = append(out, closer...)
+		out = append(out, nl...)
+		out = append(out, nl...)
+	case last > 0 && !endsInFact && last == len(lines):
 		out = append(out, nl...)
 	}
+	start := bytes.Count(out, []byte("\n")) + 1
 	for _, l := range FormatFact("- ", text, id) {
 		out = append(out, l...)
 		out = append(out, nl...)
@@ -58,7 +87,64 @@ func AppendFact(src []byte, f *File, text, id string) []byte {
 	if !trailingNL {
 		out = bytes.TrimSuffix(out, []byte(nl))
 	}
-	return out
+	return out, start
+}
+
+// landed says the last fact of out starts on line: the appended item was
+// read as a fact of its own.
+func landed(out []byte, f *File, line int) bool {
+	facts := Parse(f.Category, f.Path, out).Facts
+	return len(facts) > 0 && facts[len(facts)-1].Line == line
+}
+
+// openBlockCloser returns the line that closes the block src ends in when
+// CommonMark would run that block to the end of the document: the fence of
+// an open fenced code block, or the end marker of an open HTML block. It
+// returns "" when src ends in no such block.
+func openBlockCloser(src []byte) string {
+	doc := mdParser.Parse(text.NewReader(src))
+	last := doc.LastChild()
+	if last == nil || last.Pos() < 0 || last.Pos() > len(src) {
+		return ""
+	}
+	open := string(src[last.Pos():])
+	if i := strings.IndexByte(open, '\n'); i >= 0 {
+		open = open[:i]
+	}
+	open = strings.TrimLeft(strings.TrimRight(open, "\r"), " ")
+	switch b := last.(type) {
+	case *ast.FencedCodeBlock:
+		n := 0
+		for n < len(open) && open[n] == open[0] {
+			n++
+		}
+		if n < 3 || (open[0] != '`' && open[0] != '~') {
+			return ""
+		}
+		return strings.Repeat(open[:1], n)
+	case *ast.HTMLBlock:
+		if b.HasClosure() {
+			return ""
+		}
+		switch b.HTMLBlockType {
+		case ast.HTMLBlockType1:
+			lower := strings.ToLower(open)
+			for _, tag := range []string{"script", "pre", "style", "textarea"} {
+				if strings.HasPrefix(lower, "<"+tag) {
+					return "</" + tag + ">"
+				}
+			}
+		case ast.HTMLBlockType2:
+			return "-->"
+		case ast.HTMLBlockType3:
+			return "?>"
+		case ast.HTMLBlockType4:
+			return ">"
+		case ast.HTMLBlockType5:
+			return "]]>"
+		}
+	}
+	return ""
 }
 
 // ReplaceFact returns src with the lines of fact replaced by text with id,

@@ -57,6 +57,13 @@ func TestAppendFact(t *testing.T) {
 		{"no final newline", "# P\n\n- a", "# P\n\n- a\n- b <!-- id:x -->"},
 		{"CRLF", "# P\r\n\r\n- a\r\n", "# P\r\n\r\n- a\r\n- b <!-- id:x -->\r\n"},
 		{"trailing blank lines kept", "- a\n\n", "- a\n\n- b <!-- id:x -->\n"},
+		{"open fence is closed", "```", "```\n```\n\n- b <!-- id:x -->"},
+		{"open tilde fence keeps its length", "- a\n\n~~~~ go\ncode\n", "- a\n\n~~~~ go\ncode\n~~~~\n\n- b <!-- id:x -->\n"},
+		{"open indented fence", "  ````\n  x\n", "  ````\n  x\n````\n\n- b <!-- id:x -->\n"},
+		{"closed fence is left alone", "```\ncode\n```\n", "```\ncode\n```\n\n- b <!-- id:x -->\n"},
+		{"open HTML comment is closed", "- a\n\n<!-- notes\n", "- a\n\n<!-- notes\n-->\n\n- b <!-- id:x -->\n"},
+		{"open pre is closed", "<PRE>\nx\n", "<PRE>\nx\n</pre>\n\n- b <!-- id:x -->\n"},
+		{"open CDATA is closed", "<![CDATA[\nx\n", "<![CDATA[\nx\n]]>\n\n- b <!-- id:x -->\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
