@@ -63,6 +63,7 @@ func benchmarkList(b *testing.B, n int, cache bool) {
 		if _, err := s.List(Filter{}); err != nil { // builds the cache
 			b.Fatal(err)
 		}
+		settle(b, s)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -13,8 +13,11 @@ import (
 )
 
 // The derived cache lets List skip reading and parsing thousands of small
-// files: it holds, for each record file of exactly this name, size and
-// modification time, the record's known fields. It is never a second
+// files: it holds, for each record file of exactly this name, size,
+// modification and change time and inode, the record's known fields. An
+// entry is trusted only when the cache was written at least
+// fsx.RacyWindow after the file's newest time: a file written again in
+// the same tick as the read that cached it could keep its stamp. It is never a second
 // source of truth: an entry whose file changed is read from the file
 // again, and a cache that cannot be read is ignored and rebuilt. Unknown
 // keys are not cached (listed records are never written back), nor are
@@ -22,7 +25,8 @@ import (
 //
 // Format (little endian): "MCRC", uint32 version, uvarint entry count,
 // then per entry: the file's path below the store (string), varint size,
-// varint mtime in Unix nanoseconds, uvarint inode and the record. A string is a uvarint
+// varint mtime and ctime in Unix nanoseconds, uvarint inode and the
+// record. A string is a uvarint
 // length and its bytes, a list a uvarint count and its items, a time
 // varint Unix seconds and uvarint nanoseconds (MinInt64 alone: unknown).
 const (
@@ -30,47 +34,52 @@ const (
 	// cacheVersion 1: the first format.
 	// cacheVersion 2: the inode in each entry's stamp.
 	// cacheVersion 3: the actor.
-	cacheVersion = 3
+	// cacheVersion 4: the change time in each entry's stamp.
+	cacheVersion = 4
 )
 
 // stamp is what a file must still be for its cached record to hold.
 type stamp struct {
-	size, mtime int64
-	ino         uint64
+	size, mtime, ctime int64
+	ino                uint64
 }
+
+// newest is the later of the file's modification and change times.
+func (s stamp) newest() int64 { return max(s.mtime, s.ctime) }
 
 type cached struct {
 	stamp
 	r *Record
 }
 
-// readCache returns the cached records by file path below the store; an
-// empty map when there is no cache or it cannot be read.
-func readCache(path string) map[string]cached {
+// readCache returns the cached records by file path below the store and
+// when the cache was written (Unix nanoseconds); an empty map when there
+// is no cache or it cannot be read.
+func readCache(path string) (map[string]cached, int64) {
 	if path == "" {
-		return nil
+		return nil, 0
 	}
-	data, err := readString(path)
+	data, written, err := readString(path)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	d := cacheDecoder{s: data}
 	if d.bytes(len(cacheMagic)) != cacheMagic || d.u32() != cacheVersion {
-		return nil
+		return nil, 0
 	}
 	n := d.count()
 	out := make(map[string]cached, n)
 	recs := make([]Record, n) // one allocation for all
 	for i := range recs {
 		name := d.str()
-		st := stamp{d.varint(), d.varint(), d.uvarint()}
+		st := stamp{size: d.varint(), mtime: d.varint(), ctime: d.varint(), ino: d.uvarint()}
 		d.record(&recs[i])
 		if d.err {
-			return nil
+			return nil, 0
 		}
 		out[name] = cached{st, &recs[i]}
 	}
-	return out
+	return out, written
 }
 
 // writeCache replaces the cache with entries; failing costs only speed.
@@ -86,6 +95,7 @@ func writeCache(path string, names []string, entries []cached) {
 		e.str(name)
 		e.varint(entries[i].size)
 		e.varint(entries[i].mtime)
+		e.varint(entries[i].ctime)
 		e.uvarint(entries[i].ino)
 		e.record(entries[i].r)
 	}
@@ -94,24 +104,25 @@ func writeCache(path string, names []string, entries []cached) {
 	}
 }
 
-// readString reads the file at path into one string with one read. The
-// bytes are never written after the read, so the string is made on them
-// without a copy, and the decoded strings share them.
-func readString(path string) (string, error) {
+// readString reads the file at path into one string with one read, and
+// returns its modification time (Unix nanoseconds). The bytes are never
+// written after the read, so the string is made on them without a copy,
+// and the decoded strings share them.
+func readString(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || fi.Size() == 0 {
-		return "", err
+		return "", 0, err
 	}
 	b := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return unsafe.String(&b[0], len(b)), nil
+	return unsafe.String(&b[0], len(b)), fi.ModTime().UnixNano(), nil
 }
 
 type cacheEncoder struct{ b []byte }

@@ -37,6 +37,7 @@ func TestListCacheFollowsTheFiles(t *testing.T) {
 	if _, err := os.Stat(s.Cache); err != nil {
 		t.Fatal("no cache written:", err)
 	}
+	settle(t, s)
 	if got := listIDs(t, s, Filter{}); got != want {
 		t.Fatalf("cached list differs:\n%s\n%s", got, want)
 	}
@@ -73,6 +74,83 @@ func TestListCacheFollowsTheFiles(t *testing.T) {
 		if got := listIDs(t, s, Filter{}); got != listIDs(t, plain, Filter{}) {
 			t.Errorf("with cache %q: %s", junk, got)
 		}
+	}
+}
+
+// settle makes the cache look written long after its files, as it is when
+// a list runs a while after the last write: only then are its entries
+// trusted (fsx.RacyWindow).
+func settle(tb testing.TB, s Store) {
+	tb.Helper()
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(s.Cache, later, later); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// An entry whose file was written within fsx.RacyWindow of the cache is
+// not trusted: the file could have been written again in the same tick
+// of a coarse clock, keeping its stamp. The cache below is forged to hold
+// what the file does not, with the file's stamp; it is listed only once
+// the cache is older than the file by more than the window.
+func TestListCacheTrustsOnlySettledEntries(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.Cache = filepath.Join(t.TempDir(), "runs.cache")
+	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusSuccess})
+	if got := listIDs(t, s, Filter{}); got != "r-1=success" {
+		t.Fatal(got)
+	}
+	forge := func(age time.Duration) {
+		entries, _ := readCache(s.Cache)
+		c, ok := entries["2026-11/r-1.json"]
+		if !ok {
+			t.Fatalf("no cache entry: %v", entries)
+		}
+		forged := *c.r
+		forged.Status = StatusFailure
+		writeCache(s.Cache, []string{"2026-11/r-1.json"}, []cached{{c.stamp, &forged}})
+		at := time.Unix(0, c.newest()).Add(age)
+		if err := os.Chtimes(s.Cache, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forge(time.Second)
+	if got := listIDs(t, s, Filter{}); got != "r-1=success" {
+		t.Errorf("an entry cached within the racy window was trusted: %s", got)
+	}
+	forge(3 * time.Second)
+	if got := listIDs(t, s, Filter{}); got != "r-1=failure" {
+		t.Errorf("a settled entry was not read from the cache (the test cannot tell): %s", got)
+	}
+}
+
+// A file rewritten in place to the same size with its modification time
+// put back (cp -p, rsync -t, touch -r) keeps its inode too; its change
+// time, which no call can set, tells.
+func TestListCacheSeesAnEditWithItsTimePutBack(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	s.Cache = filepath.Join(t.TempDir(), "runs.cache")
+	e := mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusSuccess})
+	file := s.fileOf(e)
+	fi, _ := os.Stat(file)
+	if got := listIDs(t, s, Filter{}); got != "r-1=success" {
+		t.Fatal(got)
+	}
+	settle(t, s)
+	data, _ := os.ReadFile(file)
+	edited := strings.Replace(string(data), `"status": "success"`, `"status": "failure"`, 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil { // in place: same inode
+		t.Fatal(err)
+	}
+	os.Chtimes(file, fi.ModTime(), fi.ModTime())
+	if fi2, _ := os.Stat(file); fi2.Size() != fi.Size() || !fi2.ModTime().Equal(fi.ModTime()) || !os.SameFile(fi, fi2) {
+		t.Fatal("the test needs the same size, time and inode")
+	}
+	settle(t, s)
+	if got := listIDs(t, s, Filter{}); got != "r-1=failure" {
+		t.Errorf("listed %s from the cache, want the edited file's r-1=failure", got)
 	}
 }
 

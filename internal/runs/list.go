@@ -42,10 +42,18 @@ func (s Store) List(f Filter) (Listing, error) {
 	}
 	// Reading the cache is work for the processor, checking the files
 	// for the file system: they overlap.
-	cacheCh := make(chan map[string]cached, 1)
-	go func() { cacheCh <- readCache(s.Cache) }()
+	type cacheRead struct {
+		entries map[string]cached
+		written int64
+	}
+	cacheCh := make(chan cacheRead, 1)
+	go func() {
+		entries, written := readCache(s.Cache)
+		cacheCh <- cacheRead{entries, written}
+	}()
 	names, stamps, err := s.scan(months)
-	cache := <-cacheCh
+	got := <-cacheCh
+	cache := got.entries
 	if err != nil {
 		return Listing{}, err
 	}
@@ -53,7 +61,7 @@ func (s Store) List(f Filter) (Listing, error) {
 	problems := make([]error, len(names))
 	var todo []int
 	for i, name := range names {
-		if c, ok := cache[name]; ok && c.stamp == stamps[i] {
+		if c, ok := cache[name]; ok && c.stamp == stamps[i] && fsx.Settled(got.written, c.newest()) {
 			entries[i] = Entry{Path: s.Rel + "/" + name, Record: c.r} // file: see fileOf
 			continue
 		}
@@ -161,7 +169,7 @@ func (s Store) scan(months []string) ([]string, []stamp, error) {
 			for _, f := range files {
 				if strings.HasSuffix(f.Name, ".json") && !strings.HasPrefix(f.Name, ".") {
 					got[i].names = append(got[i].names, m+"/"+f.Name)
-					got[i].stamps = append(got[i].stamps, stamp{f.Size, f.ModTime, f.Ino})
+					got[i].stamps = append(got[i].stamps, stamp{size: f.Size, mtime: f.ModTime, ctime: f.ChangeTime, ino: f.Ino})
 				}
 			}
 		}()
