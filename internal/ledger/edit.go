@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -198,20 +199,32 @@ func replaceLines(src []byte, fact Fact, formatted []string, blank bool) []byte 
 
 // RemoveFact returns src without the lines of fact.
 //
-// Without the item, the next one may start its list right after a
-// paragraph, where only some lists may begin (an ordered list that does not
-// start at 1 cannot): it would then read as the paragraph's text and its
-// fact would be lost. In that case a blank line takes the item's place.
+// Without the item, the lines around it may read differently: the next
+// item may start its list right after a paragraph, where only some lists
+// may begin (an ordered list that does not start at 1 cannot), or a
+// paragraph after the list may become the previous item's lazy
+// continuation. A fact would then be lost or changed. In that case a blank
+// line takes the item's place.
 func RemoveFact(src []byte, fact Fact) []byte {
+	var want []Fact
+	for _, f := range Parse(fact.Category, fact.File, src).Facts {
+		if f.Line != fact.Line {
+			want = append(want, f)
+		}
+	}
 	out := removeLines(src, fact, nil)
-	want := len(Parse(fact.Category, fact.File, src).Facts) - 1
-	if len(Parse(fact.Category, fact.File, out).Facts) >= want {
+	if sameFacts(Parse(fact.Category, fact.File, out).Facts, want) {
 		return out
 	}
-	if blank := removeLines(src, fact, []byte(lineEnding(src))); len(Parse(fact.Category, fact.File, blank).Facts) >= want {
+	if blank := removeLines(src, fact, []byte(lineEnding(src))); sameFacts(Parse(fact.Category, fact.File, blank).Facts, want) {
 		return blank
 	}
 	return out
+}
+
+// sameFacts says a and b hold the same facts, by id and text, in order.
+func sameFacts(a, b []Fact) bool {
+	return slices.EqualFunc(a, b, func(x, y Fact) bool { return x.ID == y.ID && x.Text == y.Text })
 }
 
 // removeLines replaces the lines of fact with repl.

@@ -45,6 +45,14 @@ func TestRemoveFact(t *testing.T) {
 	if want := strings.Replace(prose, "- Second fact\n  spans two lines. <!-- id:two -->\n", "", 1); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// Without the item (a heading, which takes no lazy continuation), the
+	// paragraph after the list would become the first item's lazy
+	// continuation, changing that fact.
+	src := "- keep <!-- id:k -->\n- # Heading <!-- id:g -->\nAfter the list.\n"
+	got = string(RemoveFact([]byte(src), mustFact(t, src, "g")))
+	if want := "- keep <!-- id:k -->\n\nAfter the list.\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }
 
 func TestAppendFact(t *testing.T) {
