@@ -22,7 +22,8 @@ func withKeyLine(err error, data []byte) error {
 // keyLine returns the 1-based line that sets the dotted key in TOML data,
 // or 0 when no line does (a default, or a key spelt in a way this scanner
 // does not follow). Table headers and dotted keys are followed; a key set
-// inside an inline table gives the line of that table.
+// inside an inline table gives the line of that table. Keys match in any
+// case, as the decoder matches them to the settings ([Facts] sets facts).
 func keyLine(data []byte, key string) int {
 	table, best := "", 0
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -49,9 +50,9 @@ func keyLine(data []byte, key string) int {
 			full = table + "." + full
 		}
 		switch {
-		case full == key:
+		case strings.EqualFold(full, key):
 			return n
-		case best == 0 && strings.HasPrefix(key, full+"."):
+		case best == 0 && len(key) > len(full) && key[len(full)] == '.' && strings.EqualFold(key[:len(full)], full):
 			best = n // an inline table holding the key
 		}
 	}
