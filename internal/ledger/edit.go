@@ -164,19 +164,6 @@ func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
 	if blank := replaceLines(src, fact, formatted, true); endsAt(blank, fact, end) {
 		return blank
 	}
-	// An indented line after the blank can still be read as the item's
-	// text (after an item that held only an empty list, say): more spaces
-	// after the marker put the item's content to the right of it.
-	marker := markerOf(strings.TrimRight(string(rawLines(src)[fact.Line-1]), "\r\n"))
-	_, j, _ := scanMarker(marker)
-	for spaces := len(marker) - j + 1; spaces <= 4; spaces++ {
-		wide := FormatFact(marker[:j]+strings.Repeat(" ", spaces), text, id)
-		for _, blank := range []bool{false, true} {
-			if out := replaceLines(src, fact, wide, blank); endsAt(out, fact, end) {
-				return out
-			}
-		}
-	}
 	return out
 }
 

@@ -30,22 +30,6 @@ func TestReplaceFactKeepsTheRestOfTheFile(t *testing.T) {
 	}
 }
 
-// goldmark reads the indented line after an item that holds only an empty
-// list as a paragraph of its own; after an item with text it would be
-// that item's: the new item's content moves right of it instead.
-func TestReplaceFactLeavesAnIndentedParagraphOut(t *testing.T) {
-	t.Parallel()
-	src := "* *\n\n  after\n"
-	f := Parse("p", "p.md", []byte(src))
-	if len(f.Facts) != 1 || f.Facts[0].EndLine != 1 {
-		t.Fatalf("the test needs a one-line fact: %+v", f.Facts)
-	}
-	got := string(ReplaceFact([]byte(src), f.Facts[0], "b", "x"))
-	if want := "*  b <!-- id:x -->\n\n  after\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
 func TestReplaceKeepsMarkerAndIndentsContinuations(t *testing.T) {
 	t.Parallel()
 	src := "1. one <!-- id:a -->\n2. two\n"

@@ -217,7 +217,7 @@ func (f *File) addItem(item ast.Node, idx lineIndex, lines []string, end int) {
 		body = body[:m[0]] + body[m[1]:]
 	}
 	fact.Text = tidy(body)
-	if fact.Text == "" {
+	if fact.Text == "" || onlyMarkers(fact.Text) {
 		f.Problems = append(f.Problems, Problem{Line: start, Message: "empty list item; write the fact after the marker or delete the line"})
 		return
 	}
@@ -225,6 +225,21 @@ func (f *File) addItem(item ast.Node, idx lineIndex, lines []string, end int) {
 		fact.ID = ids.Fact(f.Category, fact.Text)
 	}
 	f.Facts = append(f.Facts, fact)
+}
+
+// onlyMarkers says every line of text is bare list markers ("-", "1. -"):
+// the item holds only empty lists, and no fact.
+func onlyMarkers(text string) bool {
+	for l := range strings.SplitSeq(text, "\n") {
+		for l = strings.TrimSpace(l); l != ""; {
+			_, end, ok := scanMarker(l)
+			if !ok || end < len(l) && l[end] != ' ' && l[end] != '\t' {
+				return false
+			}
+			l = strings.TrimSpace(l[end:])
+		}
+	}
+	return true
 }
 
 // scanMarker finds a list item's marker in line: start is where it begins

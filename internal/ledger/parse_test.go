@@ -72,6 +72,12 @@ func TestParse(t *testing.T) {
 			problems: []int{2},
 		},
 		{
+			name:     "an item holding only empty lists is a problem",
+			src:      "- one\n* *\n\n  after\n\n- 1. -\n- - x\n- 2)\tb\n",
+			facts:    []want{{1, 1, "one", ""}, {7, 7, "- x", ""}, {8, 8, "2)\tb", ""}},
+			problems: []int{2, 6},
+		},
+		{
 			name:     "malformed id is a problem",
 			src:      "- fine\n- bad id <!-- id:no way -->\n",
 			facts:    []want{{1, 1, "fine", ""}},
