@@ -268,20 +268,30 @@ func splice(lines [][]byte, first, last int, repl []byte) []byte {
 }
 
 // markerOf returns a list item's marker with its indentation and the
-// spaces after it: "- ", "  * ", "1. ".
+// spaces after it: "- ", "  * ", "1. ". The item's content keeps its
+// column: a tab after the marker becomes the spaces it stood for, and
+// more than four columns (content that is indented code) become one
+// space, as CommonMark reads them. Lines after the item are read against
+// that column, so a new text in another column could take them in.
 func markerOf(line string) string {
 	_, j, ok := scanMarker(line)
 	if !ok {
 		return "- "
 	}
+	col := j // scanMarker skips only spaces before the marker
 	k := j
-	for k < len(line) && line[k] == ' ' && k-j < 4 {
-		k++
+	for ; k < len(line) && (line[k] == ' ' || line[k] == '\t'); k++ {
+		if line[k] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
 	}
-	if k == j {
-		return line[:j] + " "
+	width := col - j
+	if width == 0 || width > 4 || k == len(line) {
+		width = 1
 	}
-	return line[:k]
+	return line[:j] + strings.Repeat(" ", width)
 }
 
 // lineEnding is "\r\n" for a file that uses CRLF, else "\n".

@@ -128,3 +128,24 @@ func TestScanMarker(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkerOf(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		"- a":         "- ",
+		"  * a":       "  * ",
+		"1.  a":       "1.  ",
+		"*\ta":        "*   ", // the tab stands for three columns
+		"10.\ta":      "10. ",
+		"-     code":  "- ", // content that is indented code starts one space in
+		"-":           "- ",
+		"-   ":        "- ",
+		"no marker":   "- ",
+		"2)\t\tdeep":  "2) ",
+		"+    four a": "+    ",
+	} {
+		if got := markerOf(line); got != want {
+			t.Errorf("markerOf(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
