@@ -135,12 +135,12 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 
 // importBeadsJSON is import --from-beads' --json result.
 type importBeadsJSON struct {
-	SchemaVersion int      `json:"schema_version"`
-	Source        string   `json:"source"`
-	DryRun        bool     `json:"dry_run"`
-	Added         []string `json:"added"`
-	Replaced      []string `json:"replaced"`
-	Unchanged     []string `json:"unchanged"`
+	SchemaVersion  int      `json:"schema_version"`
+	Source         string   `json:"source"`
+	DryRun         bool     `json:"dry_run"`
+	Added          []string `json:"added"`
+	Replaced       []string `json:"replaced"`
+	Unchanged      []string `json:"unchanged"`
 	HeadersSkipped int      `json:"headers_skipped"`
 }
 
