@@ -157,7 +157,15 @@ func runExport(ctx context.Context, env *Env, opts exportOptions) error {
 	if _, err := os.Lstat(out); err == nil && !opts.force {
 		return withHint(fmt.Errorf("%s: %w", res.Path, fs.ErrExist), "name another file with -o, or add --force to replace it")
 	}
-	if err := fsx.WriteFileFunc(out, 0o644, write); err != nil {
+	var werr error
+	err = fsx.WriteFileFunc(out, 0o644, func(w io.Writer) error { werr = write(w); return werr })
+	var content *archive.ContentError
+	switch {
+	case errors.As(werr, &content):
+		return withHint(werr, "nothing was written: fix the file (memctl check names the problem), or export --format tar.gz, which keeps any file as it is")
+	case werr != nil:
+		return werr
+	case err != nil:
 		return err
 	}
 	if opts.json {
