@@ -402,3 +402,21 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestMayActFindsEveryWayToWriteAnActingCharacter(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"t":"a \u003cb\u003e \u0026 ü 日本"}`: false,
+		`{"t":"tab\tand\nnewline"}`:           false,
+		`{"t":"a\\u001b is text"}`:            false, // an escaped backslash, then "u001b"
+		`{"t":"\u001b[2J"}`:                   true,
+		`{"t":"\u001B[2J"}`:                   true,
+		`{"t":"x\u202ey"}`:                    true,
+		"{\"t\":\"x\u202ey\"}":                true, // written as it is
+		"{\"t\":\"x\x1by\"}":                  true,
+		`{"t":"line\r"}`:                      true,
+	} {
+		if got := mayAct([]byte(text)); got != want {
+			t.Errorf("mayAct(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

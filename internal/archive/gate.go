@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
@@ -87,18 +87,57 @@ func (e *GateError) check(en Entry, data []byte) {
 }
 
 // mayAct reports whether JSON text may hold, in a string, a character the
-// gate refuses: written as it is, or as a \u escape. Text that cannot is
-// not decoded.
+// gate refuses: written as it is, or as an escape (\u001b, \u202e; \r,
+// which is allowed before a newline). Text that cannot is not decoded;
+// the bytes are read once, without converting them (bd escapes <, > and &
+// as \u003c…, so most escapes are harmless).
 func mayAct(b []byte) bool {
-	if bytes.Contains(b, []byte(`\u`)) || bytes.Contains(b, []byte(`\r`)) {
-		return true
-	}
-	for _, r := range string(b) {
-		if secrets.MayAct(r) {
-			return true
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\\' && i+1 < len(b):
+			switch b[i+1] {
+			case 'r':
+				return true
+			case 'u':
+				if r, ok := hexRune(b[i+2:]); ok && secrets.MayAct(r) {
+					return true
+				}
+			}
+			i++
+		case c < utf8.RuneSelf:
+			if secrets.MayAct(rune(c)) {
+				return true
+			}
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if secrets.MayAct(r) {
+				return true
+			}
+			i += n - 1
 		}
 	}
 	return false
+}
+
+// hexRune reads the four hex digits of a \u escape at the start of b.
+func hexRune(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // jsonActs reports whether a string value in the JSON text b (keys
@@ -123,8 +162,8 @@ func actColumn(line []byte) int {
 		if secrets.MayAct(r) {
 			return i + 1
 		}
-		if r == '\\' && i+6 <= len(line) && line[i+1] == 'u' {
-			if v, err := strconv.ParseUint(string(line[i+2:i+6]), 16, 32); err == nil && secrets.MayAct(rune(v)) {
+		if r == '\\' && i+1 < len(line) && line[i+1] == 'u' {
+			if v, ok := hexRune(line[i+2:]); ok && secrets.MayAct(v) {
 				return i + 1
 			}
 		}
