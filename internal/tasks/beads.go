@@ -57,31 +57,34 @@ func (e *BeadsConflictError) Error() string {
 func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 	body, _ := cutBOM(data)
 	res := &BeadsImport{}
+	lines := splitLines(body)
+	recs := make([]*Record, len(lines))
+	headers := make([]bool, len(lines))
+	errs := make([]error, len(lines))
+	eachRecordLine(lines, func(i int, line []byte) { // blank lines skipped, CR cut
+		norm, header, err := normaliseBeads(line, i+1)
+		if err == nil && !header {
+			recs[i], err = parseRecord(norm, i+1)
+		}
+		headers[i], errs[i] = header, err
+	})
 	var incoming []*Record
 	seen := map[string]int{}
-	for i, line := range splitLines(body) {
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		norm, header, err := normaliseBeads(line, i+1)
-		if err != nil {
-			return nil, err
-		}
-		if header {
+	for i, r := range recs {
+		switch {
+		case errs[i] != nil:
+			return nil, errs[i]
+		case headers[i]:
 			res.Headers++
 			continue
-		}
-		r, err := parseRecord(norm, i+1)
-		if err != nil {
-			return nil, err
+		case r == nil:
+			continue
 		}
 		k := beadsKey(r)
 		if prev, dup := seen[k]; dup {
 			return nil, &LineError{Line: i + 1, Field: "id", Message: fmt.Sprintf("%s is also on line %d; keep one of them", describeKey(k), prev)}
 		}
 		seen[k] = i + 1
-		r.dirty = true // written in bd's field order, like any record memctl changes
 		incoming = append(incoming, r)
 	}
 	have := map[string]int{}
@@ -129,21 +132,16 @@ func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 // normaliseBeads maps one line of a bd export to memctl's record, or
 // reports a "_schema" header line.
 func normaliseBeads(line []byte, lineNo int) ([]byte, bool, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		// parseRecord names what is wrong, as memctl check would.
-		_, perr := parseRecord(line, lineNo)
-		if perr == nil {
-			perr = &LineError{Line: lineNo, Message: err.Error()}
-		}
-		return nil, false, perr
-	}
-	if _, ok := m["_schema"]; ok && m["id"] == nil {
-		return nil, true, nil
-	}
 	r, err := parseRecordFields(line, lineNo)
 	if err != nil {
+		// parseRecord names what is wrong, as memctl check would.
+		if _, perr := parseRecord(line, lineNo); perr != nil {
+			return nil, false, perr
+		}
 		return nil, false, err
+	}
+	if r.get("_schema") != nil && r.get("id") == nil {
+		return nil, true, nil
 	}
 	if t := r.get("_type"); t != nil {
 		if s, ok := rawString(t); ok && s == "issue" {
@@ -169,7 +167,6 @@ func normaliseBeads(line []byte, lineNo int) ([]byte, bool, error) {
 	if !r.dirty {
 		return line, false, nil
 	}
-	r.dirty = true
 	return r.encode(), false, nil
 }
 
