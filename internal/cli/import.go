@@ -127,9 +127,12 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 			return err
 		}
 	}
-	c := out.Counts
+	c, done := out.Counts, "imported"
+	if opts.dryRun {
+		done = "checked (dry run: nothing written)"
+	}
 	env.notef("%d files %s: %d written, %d replaced (as memctl init left them), %d overwritten, %d unchanged",
-		len(res.Files), map[bool]string{true: "checked (dry run: nothing written)", false: "imported"}[opts.dryRun], c.Written, c.Replaced, c.Overwritten, c.Unchanged)
+		len(res.Files), done, c.Written, c.Replaced, c.Overwritten, c.Unchanged)
 	return nil
 }
 
@@ -174,8 +177,11 @@ func runImportBeads(ctx context.Context, env *Env, opts importOptions) error {
 			}
 		}
 	}
-	env.notef("%s: %d added, %d replaced, %d unchanged%s", res.Source, len(res.Added), len(res.Replaced), len(res.Unchanged),
-		map[bool]string{true: " (dry run: nothing written)", false: ""}[opts.dryRun])
+	dry := ""
+	if opts.dryRun {
+		dry = " (dry run: nothing written)"
+	}
+	env.notef("%s: %d added, %d replaced, %d unchanged%s", res.Source, len(res.Added), len(res.Replaced), len(res.Unchanged), dry)
 	return nil
 }
 
