@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -419,4 +420,36 @@ func TestMayActFindsEveryWayToWriteAnActingCharacter(t *testing.T) {
 			t.Errorf("mayAct(%q) = %v, want %v", text, got, want)
 		}
 	}
+}
+
+func TestCollectSkipsLinksAndImportSanitisesModes(t *testing.T) {
+	root := workspace(t, map[string]string{".ledger/facts/pitfalls.md": "- A fact.\n"})
+	if err := os.Symlink("/etc/passwd", filepath.Join(root, ".ledger", "facts", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	files, skipped, err := Collect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || !slices.Equal(skipped, []string{".ledger/facts/link.md"}) {
+		t.Errorf("files %+v, skipped %v: a link must be skipped, not followed", files, skipped)
+	}
+
+	data := craftModes(t, ".ledger/facts/a.md", "- A.\n", "0000")
+	dst := t.TempDir()
+	if _, err := Import(opener(data), dst, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dst, ".ledger", "facts", "a.md"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v (%v), want 0600: the owner keeps read and write", fi.Mode(), err)
+	}
+}
+
+func craftModes(t *testing.T, path, content, mode string) []byte {
+	t.Helper()
+	sum := sha256.Sum256([]byte(content))
+	manifest := `{"format":"memctl-export","format_version":1,"memctl_version":"x","created_at":"2026-11-22T10:00:00Z","files":[{"path":"` + path +
+		`","kind":"facts","size":` + strconv.Itoa(len(content)) + `,"sha256":"` + hex.EncodeToString(sum[:]) + `","mode":"` + mode + `"}]}`
+	return craftRaw(t, []byte(manifest), []entry{{name: path, typ: tar.TypeReg, data: content}})
 }

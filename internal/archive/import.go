@@ -141,7 +141,10 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 		if _, err := fsx.MkdirAll(filepath.Dir(p)); err != nil {
 			return err
 		}
-		return fsx.WriteFile(p, data, e.Mode)
+		// A new file gets the archive's bits, but always readable and
+		// writable by its owner and never executable or writable by others:
+		// a crafted mode must not lock the owner out or make a fact a program.
+		return fsx.WriteFile(p, data, e.Mode&0o644|0o600)
 	})
 	if err != nil {
 		return nil, err
