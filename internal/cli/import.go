@@ -50,6 +50,8 @@ added, identical ones left, an id with other content is a conflict unless
 				return usagef(errors.New("give an archive or --from-beads, not both"))
 			case len(args) == 0 && opts.fromBeads == "":
 				return usagef(errors.New("name the archive to import (memctl import backup.tar.gz) or a bd repository (--from-beads PATH)"))
+			case len(args) == 1 && args[0] == "-":
+				return usagef(errors.New("import reads the archive twice (to check it, then to write), so it takes a file, not stdin: save it first (memctl export -o backup.tar.gz)"))
 			}
 			return nil
 		},
