@@ -24,6 +24,12 @@ type ExportOptions struct {
 	Created time.Time
 }
 
+// DefaultName is the file an export in format ("tar.gz" or "jsonl") made
+// at t is written to when no name is given.
+func DefaultName(format string, t time.Time) string {
+	return "memctl-export-" + t.UTC().Format("20060102T150405Z") + "." + format
+}
+
 // ExportResult is what an export wrote.
 type ExportResult struct {
 	Manifest *Manifest

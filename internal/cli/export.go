@@ -104,82 +104,86 @@ func runExport(ctx context.Context, env *Env, opts exportOptions) error {
 	now := env.Now().UTC().Truncate(time.Second)
 	out := opts.output
 	if out == "" {
-		out = "memctl-export-" + now.Format("20060102T150405Z") + "." + opts.format
+		out = archive.DefaultName(opts.format, now)
 	}
-	if out != "-" && !filepath.IsAbs(out) {
+	res := exportJSON{SchemaVersion: schemaVersion, Path: out, Format: opts.format, FormatVersion: archive.FormatVersion,
+		MemctlVersion: Version(), CreatedAt: now, Files: []exportFileJSON{}, Skipped: []string{}}
+	write := func(w io.Writer) error { return exportTo(env, w, ws.Root, opts.format, now, &res) }
+	if out == "-" {
+		return exportError(write(env.Out))
+	}
+	if !filepath.IsAbs(out) {
 		wd, err := env.Getwd()
 		if err != nil {
 			return fmt.Errorf("find working directory: %w", err)
 		}
 		out = filepath.Join(wd, out)
 	}
-	res := exportJSON{SchemaVersion: schemaVersion, Path: opts.output, Format: opts.format, FormatVersion: archive.FormatVersion,
-		MemctlVersion: Version(), CreatedAt: now, Files: []exportFileJSON{}, Skipped: []string{}}
-	if res.Path == "" {
-		res.Path = filepath.Base(out)
-	}
-	write := func(w io.Writer) error {
-		cw := &countingWriter{w: w}
-		o := archive.ExportOptions{MemctlVersion: Version(), Created: now}
-		var skipped []string
-		if opts.format == "jsonl" {
-			r, err := archive.WriteJSONL(cw, ws.Root, o)
-			if err != nil {
-				return err
-			}
-			for _, w := range r.Warnings {
-				env.warnf("%s", w)
-			}
-			c := r.Records
-			res.Records = &exportCountsJSON{Config: c[archive.KindConfig], Fact: c[archive.RecordFact], Preference: c[archive.RecordPreference],
-				Proposal: c[archive.KindProposal], Playbook: c[archive.KindPlaybook], Run: c[archive.KindRun], Issue: c[archive.RecordIssue], BeadsRecord: c[archive.RecordBeads]}
-			skipped = r.Skipped
-		} else {
-			r, err := archive.Export(cw, ws.Root, o)
-			if err != nil {
-				return err
-			}
-			for _, e := range r.Manifest.Files {
-				res.Files = append(res.Files, exportFileJSON{Path: e.Path, Kind: e.Kind, Size: e.Size, SHA256: e.SHA256})
-			}
-			skipped = r.Skipped
-		}
-		for _, s := range skipped {
-			env.warnf("%s is not a memctl file (or is a link); not exported", s)
-			res.Skipped = append(res.Skipped, s)
-		}
-		res.Bytes = cw.n
-		return nil
-	}
-	if out == "-" {
-		return write(env.Out)
-	}
 	if _, err := os.Lstat(out); err == nil && !opts.force {
 		return withHint(fmt.Errorf("%s: %w", res.Path, fs.ErrExist), "name another file with -o, or add --force to replace it")
 	}
 	var werr error
 	err = fsx.WriteFileFunc(out, 0o644, func(w io.Writer) error { werr = write(w); return werr })
-	var content *archive.ContentError
-	switch {
-	case errors.As(werr, &content):
-		return withHint(werr, "nothing was written: fix the file (memctl check names the problem), or export --format tar.gz, which keeps any file as it is")
-	case werr != nil:
-		return werr
-	case err != nil:
+	if werr != nil {
+		return exportError(werr)
+	}
+	if err != nil {
 		return err
 	}
 	if opts.json {
 		return writeJSON(env.Out, res)
 	}
-	n := len(res.Files)
-	what := "files"
-	if res.Records != nil {
-		n, what = 0, "records"
-		for _, c := range []int{res.Records.Config, res.Records.Fact, res.Records.Preference, res.Records.Proposal, res.Records.Playbook, res.Records.Run, res.Records.Issue, res.Records.BeadsRecord} {
-			n += c
-		}
+	n, what := len(res.Files), "files"
+	if c := res.Records; c != nil {
+		n, what = c.Config+c.Fact+c.Preference+c.Proposal+c.Playbook+c.Run+c.Issue+c.BeadsRecord, "records"
 	}
 	_, err = fmt.Fprintf(env.Out, "%s\t%d %s\t%d bytes\n", res.Path, n, what, res.Bytes)
+	return err
+}
+
+// exportTo writes the export in format to w and fills res with what it
+// wrote; it warns about what it left out.
+func exportTo(env *Env, w io.Writer, root, format string, now time.Time, res *exportJSON) error {
+	cw := &countingWriter{w: w}
+	o := archive.ExportOptions{MemctlVersion: Version(), Created: now}
+	var skipped []string
+	if format == "jsonl" {
+		r, err := archive.WriteJSONL(cw, root, o)
+		if err != nil {
+			return err
+		}
+		for _, w := range r.Warnings {
+			env.warnf("%s", w)
+		}
+		c := r.Records
+		res.Records = &exportCountsJSON{Config: c[archive.KindConfig], Fact: c[archive.RecordFact], Preference: c[archive.RecordPreference],
+			Proposal: c[archive.KindProposal], Playbook: c[archive.KindPlaybook], Run: c[archive.KindRun], Issue: c[archive.RecordIssue], BeadsRecord: c[archive.RecordBeads]}
+		skipped = r.Skipped
+	} else {
+		r, err := archive.Export(cw, root, o)
+		if err != nil {
+			return err
+		}
+		for _, e := range r.Manifest.Files {
+			res.Files = append(res.Files, exportFileJSON{Path: e.Path, Kind: e.Kind, Size: e.Size, SHA256: e.SHA256})
+		}
+		skipped = r.Skipped
+	}
+	for _, s := range skipped {
+		env.warnf("%s is not a memctl file (or is a link); not exported", s)
+		res.Skipped = append(res.Skipped, s)
+	}
+	res.Bytes = cw.n
+	return nil
+}
+
+// exportError adds what to do next to a file the JSON Lines export could
+// not read as records.
+func exportError(err error) error {
+	var content *archive.ContentError
+	if errors.As(err, &content) {
+		return withHint(err, "fix the file (memctl check names the problem), or export --format tar.gz, which keeps any file as it is")
+	}
 	return err
 }
 
