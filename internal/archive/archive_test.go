@@ -23,7 +23,7 @@ import (
 var created = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
 // workspace writes files (path → content) under a new root.
-func workspace(t *testing.T, files map[string]string) string {
+func workspace(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for rel, data := range files {
