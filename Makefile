@@ -81,6 +81,7 @@ FUZZ_TARGETS := \
 	.:./internal/runs/transcript:FuzzStr \
 	.:./internal/config:FuzzParse \
 	.:./internal/runs/signature:FuzzNormalize \
+	.:./internal/archive:FuzzImport \
 	$(GITLEAKSCHECK):.:FuzzScanAgreesWithGitleaks
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -216,6 +216,8 @@ Guides (memctl help TOPIC):
 		newConsolidateCmd(env),
 		newSignatureCmd(env),
 		newWarnCmd(env),
+		newExportCmd(env),
+		newImportCmd(env),
 		newMCPCmd(env),
 		newVersionCmd(env),
 		newCompletionCmd(env),

@@ -78,19 +78,7 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 			return nil, err
 		}
 	}
-	type file struct {
-		rel  string
-		data []byte
-	}
-	files := []file{{ConfigFile, Template(prefix)}}
-	for _, f := range starterFacts {
-		files = append(files, file{FactsDir + "/" + f.name + ".md", []byte("# " + f.title + "\n\n" + f.about + "\n")})
-	}
-	for _, dir := range []string{ProposalsDir, RunsDir, PlaybooksDir} {
-		files = append(files, file{dir + "/.gitkeep", nil})
-	}
-	files = append(files, file{IssuesFile, nil})
-	for _, f := range files {
+	for _, f := range starterFiles(prefix) {
 		created, err := fsx.CreateFile(path(f.rel), f.data, 0o644)
 		if err != nil {
 			return nil, err
@@ -100,6 +88,35 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 		}
 	}
 	return res, ensureAttrs(path(AttrsFile), res)
+}
+
+type starterFile struct {
+	rel  string
+	data []byte
+}
+
+// starterFiles are the files Init creates when they are missing, in the
+// order it creates them.
+func starterFiles(prefix string) []starterFile {
+	files := []starterFile{{ConfigFile, Template(prefix)}}
+	for _, f := range starterFacts {
+		files = append(files, starterFile{FactsDir + "/" + f.name + ".md", []byte("# " + f.title + "\n\n" + f.about + "\n")})
+	}
+	for _, dir := range []string{ProposalsDir, RunsDir, PlaybooksDir} {
+		files = append(files, starterFile{dir + "/.gitkeep", nil})
+	}
+	return append(files, starterFile{IssuesFile, nil})
+}
+
+// Starter is what Init writes into a new workspace whose task prefix is
+// prefix, by path: a file that still holds exactly this has not been
+// touched since. (memctl import replaces such a file without --force.)
+func Starter(prefix string) map[string][]byte {
+	m := map[string][]byte{}
+	for _, f := range starterFiles(prefix) {
+		m[f.rel] = f.data
+	}
+	return m
 }
 
 // ensureAttrs adds AttrsLine to .gitattributes unless an equivalent line is
