@@ -204,7 +204,8 @@ func replaceLines(src []byte, fact Fact, formatted []string, blank bool) []byte 
 // may begin (an ordered list that does not start at 1 cannot), or a
 // paragraph after the list may become the previous item's lazy
 // continuation. A fact would then be lost or changed. In that case a blank
-// line takes the item's place.
+// line takes the item's place, or where that is not enough an empty
+// comment (listEnd).
 func RemoveFact(src []byte, fact Fact) []byte {
 	var want []Fact
 	for _, f := range Parse(fact.Category, fact.File, src).Facts {
@@ -219,8 +220,20 @@ func RemoveFact(src []byte, fact Fact) []byte {
 	if blank := removeLines(src, fact, []byte(lineEnding(src))); sameFacts(Parse(fact.Category, fact.File, blank).Facts, want) {
 		return blank
 	}
+	// A line after the item indented less than its content but as far as
+	// the previous item's would become that item's text, blank line or
+	// not. An empty comment in the item's place ends the list there, as
+	// the item's own column did.
+	if ended := removeLines(src, fact, []byte(listEnd+lineEnding(src))); sameFacts(Parse(fact.Category, fact.File, ended).Facts, want) {
+		return ended
+	}
 	return out
 }
+
+// listEnd is the line RemoveFact leaves where only a line at the margin
+// keeps the lines after a removed item out of the item before it: an HTML
+// comment, which ends a list item and shows nothing.
+const listEnd = "<!-- -->"
 
 // sameFacts says a and b hold the same facts, by id and text, in order.
 func sameFacts(a, b []Fact) bool {

@@ -55,6 +55,22 @@ func TestRemoveFact(t *testing.T) {
 	}
 }
 
+// A heading after a sibling item whose content sits one column further
+// right than the first's is outside the list; without that sibling it
+// would be in the first item, blank line or not, so an empty comment ends
+// the list in the removed item's place.
+func TestRemoveFactEndsTheListWhereABlankIsNotEnough(t *testing.T) {
+	t.Parallel()
+	src := "* keep <!-- id:k -->\n * go <!-- id:g -->\n  # Heading\n"
+	if f := mustFact(t, src, "k"); f.Text != "keep" {
+		t.Fatalf("the test needs the heading outside the list: %q", f.Text)
+	}
+	got := string(RemoveFact([]byte(src), mustFact(t, src, "g")))
+	if want := "* keep <!-- id:k -->\n<!-- -->\n  # Heading\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestAppendFact(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ name, src, want string }{
