@@ -108,7 +108,7 @@ func diffFacts(rel, category string, before, after []byte, had, has bool) []Entr
 			removed = append(removed, f)
 		}
 	}
-	if len(added) == len(removed) {
+	if len(added) > 0 && len(added) == len(removed) {
 		for i, f := range added {
 			out = append(out, Entry{File: rel, Kind: KindFact, ID: f.ID, Action: "edited",
 				Details: []string{"id " + removed[i].ID + "→" + f.ID}, Text: firstWords(f.Text), Related: []string{removed[i].ID}})
@@ -235,7 +235,11 @@ func diffPlaybook(rel string, before, after []byte, had, has bool) Entry {
 	if !has {
 		data = before
 	}
-	p := ledger.ParsePlaybook(rel, data)
-	return Entry{File: rel, Kind: KindPlaybook, ID: strings.TrimSuffix(path.Base(rel), ".md"),
-		Action: fileAction(had, has, "added", "edited", "removed"), Text: firstWords(p.Title())}
+	sig := strings.TrimSuffix(path.Base(rel), ".md")
+	title := ledger.ParsePlaybook(rel, data).Title()
+	if title == sig {
+		title = "" // no error text: the title is the id
+	}
+	return Entry{File: rel, Kind: KindPlaybook, ID: sig,
+		Action: fileAction(had, has, "added", "edited", "removed"), Text: firstWords(title)}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -66,28 +67,31 @@ func changedLines(before, after []byte) (gone, came []byte) {
 		tail = 0
 	}
 	b, a := before[head:len(before)-tail], after[head:len(after)-tail]
-	count := map[string]int{}
+	// Lines are counted by a 64-bit hash rather than kept as strings: the
+	// region between head and tail can be most of a large file.
+	seed := maphash.MakeSeed()
+	count := map[uint64]int{}
 	for line := range bytes.Lines(b) {
-		count[string(bytes.TrimRight(line, "\r\n"))]++
+		count[maphash.Bytes(seed, bytes.TrimRight(line, "\r\n"))]++
 	}
-	var came2 [][]byte // lines of a not in b
+	var cameLines [][]byte // lines of a that b lacks
 	for line := range bytes.Lines(a) {
 		key := bytes.TrimRight(line, "\r\n")
-		if count[string(key)] > 0 {
-			count[string(key)]--
+		if h := maphash.Bytes(seed, key); count[h] > 0 {
+			count[h]--
 			continue
 		}
-		came2 = append(came2, key)
+		cameLines = append(cameLines, key)
 	}
-	var gone2 [][]byte
+	var goneLines [][]byte // lines of b that a lacks
 	for line := range bytes.Lines(b) {
 		key := bytes.TrimRight(line, "\r\n")
-		if count[string(key)] > 0 {
-			count[string(key)]--
-			gone2 = append(gone2, key)
+		if h := maphash.Bytes(seed, key); count[h] > 0 {
+			count[h]--
+			goneLines = append(goneLines, key)
 		}
 	}
-	return joinLines(gone2), joinLines(came2)
+	return joinLines(goneLines), joinLines(cameLines)
 }
 
 func joinLines(lines [][]byte) []byte {
