@@ -133,6 +133,7 @@ func Log(ctx context.Context, repo *gitx.Repo, q Query, exists func(rel string) 
 	if err != nil {
 		return nil, err
 	}
+	defer h.Close()
 	prefixes := Paths
 	if q.Path != "" {
 		prefixes = []string{q.Path}

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Commit is one commit of a history walk.
@@ -39,9 +41,10 @@ type FileChange struct {
 // History reads a repository's commits and blobs for a log of some of
 // its paths. It keeps the last blob read for each path, because a walk
 // reads every version of a file twice: as a commit's new version and as
-// its child's old one.
+// its child's old one. Close releases its files.
 type History struct {
-	repo    *git.Repository
+	store   *filesystem.Storage
+	head    string
 	shallow map[plumbing.Hash]bool
 	last    map[string]blobCache
 }
@@ -51,19 +54,24 @@ type blobCache struct {
 	data []byte
 }
 
-// OpenHistory opens the repository of r for a history walk.
+// OpenHistory opens the repository of r for a history walk: its objects
+// in the common git directory, with the pack files kept open (go-git
+// otherwise opens a pack file for every object it reads) and go-git's
+// cache of decoded objects, in which a delta finds the base it was read
+// from a moment ago; HEAD is this working tree's.
 func (r *Repo) OpenHistory() (*History, error) {
-	repo, err := open(r.Root)
-	if err != nil {
+	h := &History{last: map[string]blobCache{}, head: r.Head()}
+	var err error
+	if h.shallow, err = readShallow(r.CommonDir); err != nil {
 		return nil, err
 	}
-	h := &History{repo: repo, last: map[string]blobCache{}}
-	h.shallow, err = readShallow(r.CommonDir)
-	if err != nil {
-		return nil, err
-	}
+	h.store = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
 	return h, nil
 }
+
+// Close closes the pack files the walk kept open.
+func (h *History) Close() error { return h.store.Close() }
 
 // readShallow reads the commits a shallow clone has without their
 // parents, from the git directory's shallow file; none when it is absent.
@@ -105,16 +113,12 @@ type WalkResult struct {
 // repository with no commits has nothing to visit. Subtrees with the same
 // hash on both sides are skipped without being read.
 func (h *History) WalkFirstParent(ctx context.Context, prefixes []string, fn func(Commit, []FileChange) (bool, error)) (WalkResult, error) {
-	ref, err := h.repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return WalkResult{Complete: true}, nil
+	if h.head == "" {
+		return WalkResult{Complete: true}, nil // no commits yet
 	}
+	c, err := object.GetCommit(h.store, plumbing.NewHash(h.head))
 	if err != nil {
-		return WalkResult{}, fmt.Errorf("read HEAD: %w", err)
-	}
-	c, err := h.repo.CommitObject(ref.Hash())
-	if err != nil {
-		return WalkResult{}, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+		return WalkResult{}, fmt.Errorf("read commit %s: %w", h.head, err)
 	}
 	tree, err := c.Tree()
 	if err != nil {
@@ -130,7 +134,7 @@ func (h *History) WalkFirstParent(ctx context.Context, prefixes []string, fn fun
 		var parent *object.Commit
 		var ptree *object.Tree
 		if len(c.ParentHashes) > 0 {
-			if parent, err = h.repo.CommitObject(c.ParentHashes[0]); err != nil {
+			if parent, err = object.GetCommit(h.store, c.ParentHashes[0]); err != nil {
 				return WalkResult{}, fmt.Errorf("read commit %s, the parent of %s: %w", c.ParentHashes[0], c.Hash, err)
 			}
 			if ptree, err = parent.Tree(); err != nil {
@@ -246,7 +250,7 @@ func (h *History) dir(e *object.TreeEntry) (*object.Tree, error) {
 	if e == nil || e.Mode != filemode.Dir {
 		return nil, nil
 	}
-	return h.repo.TreeObject(e.Hash)
+	return object.GetTree(h.store, e.Hash)
 }
 
 // blobHash is the hash of a file entry, "" for a missing entry or a
@@ -267,10 +271,19 @@ func (h *History) Blob(path, hash string) ([]byte, error) {
 	if c, ok := h.last[path]; ok && c.hash == hash {
 		return c.data, nil
 	}
-	data, err := readBlob(h.repo, plumbing.NewHash(hash))
+	data, err := readStoredBlob(h.store, plumbing.NewHash(hash))
 	if err != nil {
 		return nil, fmt.Errorf("read %s at blob %s: %w", path, hash, err)
 	}
 	h.last[path] = blobCache{hash: hash, data: data}
 	return data, nil
+}
+
+// readStoredBlob reads a blob from a store, in one allocation of its size.
+func readStoredBlob(s *filesystem.Storage, h plumbing.Hash) ([]byte, error) {
+	blob, err := object.GetBlob(s, h)
+	if err != nil {
+		return nil, err
+	}
+	return blobBytes(blob)
 }
