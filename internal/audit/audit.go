@@ -139,7 +139,8 @@ func Log(ctx context.Context, repo *gitx.Repo, q Query, exists func(rel string) 
 		prefixes = []string{q.Path}
 	}
 	res := &Result{Entries: []Entry{}}
-	w := &walker{h: h, q: q, follow: map[string]bool{}}
+	w := &walker{h: h, q: q, follow: map[string]bool{}, cache: loadCache(CachePath(repo.CommonDir))}
+	defer w.cache.save()
 	if q.ID != "" {
 		w.follow[q.ID] = true
 	}
@@ -191,26 +192,20 @@ type walker struct {
 	// follow are the ids an id query takes in: the one asked for and the
 	// ids its entries link to, gathered newest first.
 	follow map[string]bool
+	cache  *cache
 }
 
 // commit returns the entries of one commit that the query keeps (by path
 // and id; time and author are the caller's).
 func (w *walker) commit(c gitx.Commit, changes []gitx.FileChange) ([]Entry, error) {
-	var all []Entry
-	for _, ch := range changes {
-		before, err := w.h.Blob(ch.Path, ch.From)
-		if err != nil {
-			return nil, err
-		}
-		after, err := w.h.Blob(ch.Path, ch.To)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range diffFile(ch.Path, before, after, ch.From != "", ch.To != "") {
-			e.Commit, e.Merge = c.Hash, c.Parents > 1
-			e.AuthorName, e.AuthorEmail, e.When = c.AuthorName, c.AuthorEmail, c.AuthorTime.UTC()
-			all = append(all, e)
-		}
+	all, err := w.changes(c.Hash, changes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		e := &all[i]
+		e.Commit, e.Merge = c.Hash, c.Parents > 1
+		e.AuthorName, e.AuthorEmail, e.When = c.AuthorName, c.AuthorEmail, c.AuthorTime.UTC()
 	}
 	if w.q.ID == "" {
 		return all, nil
@@ -240,6 +235,41 @@ func (w *walker) commit(c gitx.Commit, changes []gitx.FileChange) ([]Entry, erro
 		}
 	}
 	return out, nil
+}
+
+// changes names what the files a commit changed: from the cache when it
+// has the commit (the entries under the query's path), else by reading
+// and comparing the files' versions. A commit compared over every path Log
+// follows goes into the cache.
+func (w *walker) changes(commit string, changes []gitx.FileChange) ([]Entry, error) {
+	if cached, ok := w.cache.get(commit); ok {
+		if w.q.Path == "" {
+			return cached, nil
+		}
+		var out []Entry
+		for _, e := range cached {
+			if e.File == w.q.Path || strings.HasPrefix(e.File, w.q.Path+"/") {
+				out = append(out, e)
+			}
+		}
+		return out, nil
+	}
+	var all []Entry
+	for _, ch := range changes {
+		before, err := w.h.Blob(ch.Path, ch.From)
+		if err != nil {
+			return nil, err
+		}
+		after, err := w.h.Blob(ch.Path, ch.To)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, diffFile(ch.Path, before, after, ch.From != "", ch.To != "")...)
+	}
+	if w.q.Path == "" {
+		w.cache.put(commit, all)
+	}
+	return all, nil
 }
 
 func (w *walker) linked(e Entry) bool {

@@ -380,3 +380,66 @@ func TestTarget(t *testing.T) {
 		}
 	}
 }
+
+// removeBlobs deletes every blob of the test repository's object store,
+// which go-git writes as loose objects.
+func (g *repo) removeBlobs() {
+	g.t.Helper()
+	iter, err := g.r.BlobObjects()
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	var hashes []string
+	_ = iter.ForEach(func(b *object.Blob) error { hashes = append(hashes, b.Hash.String()); return nil })
+	for _, h := range hashes {
+		if err := os.Remove(filepath.Join(g.root, ".git", "objects", h[:2], h[2:])); err != nil {
+			g.t.Fatal(err)
+		}
+	}
+}
+
+func TestCacheServesTheNextLog(t *testing.T) {
+	g := newRepo(t)
+	g.write(".beads/issues.jsonl", issue("tk-1", "A", "open", ""))
+	g.write(".ledger/facts/pitfalls.md", facts+"- One. <!-- id:one -->\n")
+	g.commit("Ann")
+	g.write(".beads/issues.jsonl", issue("tk-1", "A", "closed", ""))
+	g.commit("Bob")
+	first := g.summaries(Query{})
+	if _, err := os.Stat(CachePath(filepath.Join(g.root, ".git"))); err != nil {
+		t.Fatalf("no cache after a log: %v", err)
+	}
+	// Without a single blob, the commits compared before are named from
+	// the cache, for every query.
+	g.removeBlobs()
+	check(t, g.summaries(Query{}), first)
+	check(t, g.summaries(Query{ID: "tk-1"}), []string{first[0], first[1]})
+	check(t, g.summaries(Query{Path: ".ledger/facts"}), first[2:])
+}
+
+func TestCacheOfAnotherVersionIsIgnored(t *testing.T) {
+	for name, content := range map[string]string{
+		"older version": `{"v":0}` + "\n",
+		"broken line":   fmt.Sprintf(`{"v":%d}`, cacheVersion) + "\n{\"c\":\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := newRepo(t)
+			g.write(".beads/issues.jsonl", issue("tk-1", "A", "open", ""))
+			h := g.commit("Ann")
+			path := CachePath(filepath.Join(g.root, ".git"))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// An entry for the very commit, which must not be used.
+			stale := content + fmt.Sprintf(`{"c":%q,"e":[{"f":"x","k":"file","a":"stale"}]}`, h.String()) + "\n"
+			if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			check(t, g.summaries(Query{}), []string{"Ann: task tk-1 created: A"})
+			data, _ := os.ReadFile(path)
+			if strings.Contains(string(data), "stale") || !strings.HasPrefix(string(data), fmt.Sprintf(`{"v":%d}`, cacheVersion)) {
+				t.Errorf("cache not rewritten:\n%s", data)
+			}
+		})
+	}
+}
