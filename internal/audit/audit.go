@@ -102,8 +102,8 @@ type Result struct {
 	CutAt string
 }
 
-// Paths are the paths whose history Log follows.
-var Paths = []string{config.LedgerDir, config.IssuesFile}
+// followed are the paths whose history Log follows.
+var followed = []string{config.LedgerDir, config.IssuesFile}
 
 // NotFoundError is a path or id that no commit changed and the working
 // tree does not have.
@@ -134,7 +134,7 @@ func Log(ctx context.Context, repo *gitx.Repo, q Query, exists func(rel string) 
 		return nil, err
 	}
 	defer h.Close()
-	prefixes := Paths
+	prefixes := followed
 	if q.Path != "" {
 		prefixes = []string{q.Path}
 	}
