@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed agents.md ci.md commands.md config.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
+//go:embed agents.md ci.md commands.md config.md errors.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
 var files embed.FS
 
 // Topic is one guide: its name for `memctl help NAME` and a one-line summary.
@@ -27,6 +27,7 @@ var Topics = []Topic{
 	{"commands", "every command and flag"},
 	{"json", "the --json shapes, a contract"},
 	{"exit-codes", "what each exit code means"},
+	{"errors", "every error memctl reports, its message and exit code"},
 	{"config", ".ledger/config.toml, every key"},
 	{"facts", "the facts file format and ids"},
 	{"tasks", "the Beads-compatible task graph, merging and sync"},

@@ -206,6 +206,7 @@ Guides (memctl help TOPIC):
 		newMergeDriverCmd(env),
 		newResolveCmd(env),
 		newSyncCmd(env),
+		newLogCmd(env),
 		newRunCmd(env),
 		newRunsCmd(env),
 		newDigestCmd(env),

@@ -12,6 +12,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Unmerged is a path that a merge left unresolved in the index: git
@@ -83,12 +84,23 @@ func readBlob(r *git.Repository, h plumbing.Hash) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return blobBytes(blob)
+}
+
+// blobBytes reads a blob's content. The size is known: one allocation,
+// not io.ReadAll's doublings, which cost a history walk over a large file
+// most of its time.
+func blobBytes(blob *object.Blob) ([]byte, error) {
 	rd, err := blob.Reader()
 	if err != nil {
 		return nil, err
 	}
 	defer rd.Close()
-	return io.ReadAll(rd)
+	data := make([]byte, blob.Size)
+	if _, err := io.ReadFull(rd, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 func open(root string) (*git.Repository, error) {
