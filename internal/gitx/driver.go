@@ -101,6 +101,25 @@ func EnsureMergeDriver(root, command string) (bool, error) {
 	return true, nil
 }
 
+// RegisterMergeDriver points merge.memctl.driver at this memctl binary by
+// absolute path (refreshing an older or bare-name registration), then tries
+// the driver as git would run it. It reports whether it wrote the config.
+// A binary in go's build cache is not registered: go run deletes it.
+func RegisterMergeDriver(ctx context.Context, root string) (bool, error) {
+	program, err := DriverProgram()
+	if err != nil {
+		return false, err
+	}
+	if BuildCachePath(program) {
+		return false, fmt.Errorf("this memctl runs from go's build cache (%s), which go run deletes when it ends; the merge driver was not registered", program)
+	}
+	wrote, err := EnsureMergeDriver(root, DriverCommand(program))
+	if err != nil {
+		return false, err
+	}
+	return wrote, VerifyMergeDriver(ctx, root)
+}
+
 // ErrDriverUnset says that no merge.memctl.driver is configured, so git
 // merges .beads/issues.jsonl as text.
 var ErrDriverUnset = errors.New("merge.memctl.driver is not set")
