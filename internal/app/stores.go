@@ -187,11 +187,16 @@ func Sources(ws *config.Workspace) []index.Source {
 // Embedder makes the configured embedder: the workspace's [embed],
 // overridden by the user's own config file (whose warnings go to Warn).
 func (s *Session) Embedder() (embed.Embedder, error) {
-	return embedderFor(s.ws, s.opts)
+	return EmbedderFor(s.ws, s.opts)
 }
 
-// embedderFor makes ws's embedder as Session.Embedder does.
-func embedderFor(ws *config.Workspace, opts Options) (embed.Embedder, error) {
+// EmbedderFor makes ws's embedder as Session.Embedder does, for a
+// front-end that has no Session (doctor, which loads the workspace itself
+// as far as it loads).
+func EmbedderFor(ws *config.Workspace, opts Options) (embed.Embedder, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
 	cfg := ws.Config.Embed
 	if path := config.UserConfigPath(opts.Getenv); path != "" {
 		u, warns, err := config.LoadUser(path, cfg)

@@ -12,6 +12,8 @@ import (
 	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/doctor"
+	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/fsx"
 )
 
 type doctorOptions struct {
@@ -94,7 +96,7 @@ func runDoctor(ctx context.Context, env *Env, opts doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := doctor.Run(ctx, repo, app.DoctorEnv(env.appOptions()), doctor.Options{Now: env.Now(), Fix: opts.fix})
+	r, err := doctor.Run(ctx, repo, env.doctorEnv(), doctor.Options{Now: env.Now(), Fix: opts.fix})
 	if err != nil {
 		return err
 	}
@@ -178,4 +180,20 @@ func doctorSummary(r *doctor.Report, fixed bool) string {
 		b.WriteString("; the rest needs you: follow each hint, then run memctl doctor again")
 	}
 	return b.String()
+}
+
+// doctorEnv is what doctor takes from the composition root: the
+// embedder, index and lock as every other command makes them (app).
+func (e *Env) doctorEnv() doctor.Env {
+	opts := e.appOptions()
+	return doctor.Env{
+		Embedder: func(ws *config.Workspace) (embed.Embedder, error) { return app.EmbedderFor(ws, opts) },
+		Sources:  app.Sources,
+		IndexDir: app.IndexDir,
+		Lock: func(ctx context.Context, ws *config.Workspace) (*fsx.Lock, error) {
+			return e.lockAt(ctx, &ws.Config, ws.LockPath())
+		},
+		Holder: e.holder(),
+		Notice: opts.Notice,
+	}
 }
