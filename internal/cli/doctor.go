@@ -61,7 +61,6 @@ Doctor works in a broken workspace (a config that does not load, no
 type doctorJSON struct {
 	SchemaVersion int               `json:"schema_version"`
 	OK            bool              `json:"ok"`
-	Root          string            `json:"root"`
 	Checks        []doctorCheckJSON `json:"checks"`
 	Summary       doctorSummaryJSON `json:"summary"`
 }
@@ -116,7 +115,7 @@ func runDoctor(ctx context.Context, env *Env, opts doctorOptions) error {
 }
 
 func writeDoctorJSON(w io.Writer, r *doctor.Report) error {
-	out := doctorJSON{SchemaVersion: schemaVersion, OK: r.Healthy(), Root: r.Root, Checks: make([]doctorCheckJSON, 0, len(r.Checks)),
+	out := doctorJSON{SchemaVersion: schemaVersion, OK: r.Healthy(), Checks: make([]doctorCheckJSON, 0, len(r.Checks)),
 		Summary: doctorSummaryJSON{Problems: r.Count(doctor.Problem), Warnings: r.Count(doctor.Warn), OK: r.Count(doctor.OK),
 			Fixable: r.Fixable(), Fixed: r.FixedCount()}}
 	for _, c := range r.Checks {

@@ -179,6 +179,9 @@ func Run(ctx context.Context, repo *gitx.Repo, env Env, opts Options) (*Report, 
 		for _, k := range slices.Sorted(maps.Keys(done)) {
 			d := done[k]
 			if !slices.ContainsFunc(checks, func(c Check) bool { return key(c.ID, c.File) == k }) {
+				if d.FixError == "" {
+					d.Message = "repaired: " + d.Message
+				}
 				checks = append(checks, d)
 			}
 		}

@@ -129,25 +129,28 @@ func (c *collector) audit(ctx context.Context, ws *config.Workspace, now time.Ti
 		if f.Rule == check.RuleAgentsBlock {
 			ch.Fixable, ch.fix = agentsFix(ws)
 			ch.File = config.AgentsFile
+			if ch.Fixable {
+				ch.Hint = "memctl doctor --fix (or memctl init) writes the current block, the text outside it kept; commit it"
+			}
 		}
 		c.add(ch)
 	}
 	if !seen[IDConfig] && !c.has(IDConfig) {
-		msg := config.ConfigFile + " is read"
+		ch := Check{ID: IDConfig, Status: OK, File: config.ConfigFile, Message: "loads, every key known"}
 		if _, err := os.Stat(ws.Path(config.ConfigFile)); err != nil {
-			msg = "no " + config.ConfigFile + ": the defaults apply"
+			ch.File, ch.Message = "", "no "+config.ConfigFile+": the defaults apply"
 		}
-		c.add(Check{ID: IDConfig, Status: OK, Message: msg})
+		c.add(ch)
 	}
 	cfg := ws.Config
 	if cfg.Facts.Enabled && !seen[IDFacts] {
-		c.add(Check{ID: IDFacts, Status: OK, Message: fmt.Sprintf("%d facts, %d of %d lines, %d of %d bytes", r.Facts, r.Lines, r.MaxLines, r.Bytes, r.MaxBytes)})
+		c.add(Check{ID: IDFacts, Status: OK, File: config.FactsDir, Message: fmt.Sprintf("%d facts, %d of %d lines, %d of %d bytes", r.Facts, r.Lines, r.MaxLines, r.Bytes, r.MaxBytes)})
 	}
 	if cfg.Facts.Enabled && !seen[IDProposals] {
-		c.add(Check{ID: IDProposals, Status: OK, Message: fmt.Sprintf("%d proposals, none pending longer than %d days", r.Proposals, cfg.Review.StaleDays)})
+		c.add(Check{ID: IDProposals, Status: OK, File: config.ProposalsDir, Message: fmt.Sprintf("%d proposals, none pending longer than %d days", r.Proposals, cfg.Review.StaleDays)})
 	}
 	if cfg.Tasks.Enabled && !seen[IDIssues] {
-		c.add(Check{ID: IDIssues, Status: OK, Message: fmt.Sprintf("%d issues, every line a valid record", r.Issues)})
+		c.add(Check{ID: IDIssues, Status: OK, File: config.IssuesFile, Message: fmt.Sprintf("%d issues, every line a valid record", r.Issues)})
 	}
 	if !seen[IDAgentsBlock] {
 		c.add(Check{ID: IDAgentsBlock, Status: OK, File: config.AgentsFile, Message: "has the current memctl block"})
