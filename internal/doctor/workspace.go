@@ -86,7 +86,7 @@ func (c *collector) layout(ws *config.Workspace) {
 		c.add(Check{ID: IDWorkspace, Status: OK, Message: "the workspace's directories and files are there"})
 		return
 	}
-	c.add(Check{ID: IDWorkspace, Status: Problem, File: missing[0], Message: "missing: " + strings.Join(missing, ", "),
+	c.add(Check{ID: IDWorkspace, Status: Problem, Message: "missing: " + strings.Join(missing, ", "),
 		Hint: initHint + " (or memctl doctor --fix)", Fixable: true,
 		fix: func(_ context.Context, f *fixer) (string, error) {
 			for _, rel := range missing {
