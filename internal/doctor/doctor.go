@@ -193,25 +193,45 @@ func Run(ctx context.Context, repo *gitx.Repo, env Env, opts Options) (*Report, 
 
 func key(id, file string) string { return id + "\x00" + file }
 
-// inspect runs every check; none stops the others.
+// inspect runs every check; none stops the others. The git checks run
+// beside the rest: the trial merge (git, sh and a second memctl) is most
+// of doctor's time.
 func inspect(ctx context.Context, repo *gitx.Repo, env Env, opts Options) []Check {
-	var c collector
+	var c, git collector
 	ws, ledger := loadWorkspace(repo, &c)
-	if ledger {
-		c.audit(ctx, ws, opts.Now)
-	}
-	if ledger {
+	if !ledger {
 		// Without .ledger, memctl init is the one answer: doctor does not
 		// set up git or agents for a workspace that is not there.
-		c.gitChecks(ctx, ws)
-		c.ignoreFiles(ws)
-		c.hooks(ws)
-		c.indexChecks(ctx, ws, env)
-		c.embedder(ctx, ws, env, opts.ProbeTimeout)
+		c.locks(ws, env, opts)
+		c.temps(ws)
+		return c.checks
 	}
-	c.locks(ws, env, opts)
-	c.temps(ws)
-	return c.checks
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		git.gitChecks(ctx, ws)
+	}()
+	c.audit(ctx, ws, opts.Now)
+	c.indexChecks(ctx, ws, env)
+	c.embedder(ctx, ws, env, opts.ProbeTimeout)
+	<-done
+	// In the order a person reads them: the files, git, agents, the index.
+	var out collector
+	var index []Check
+	for _, ch := range c.checks {
+		if ch.ID == IDIndex || ch.ID == IDEmbedder {
+			index = append(index, ch)
+			continue
+		}
+		out.add(ch)
+	}
+	out.checks = append(out.checks, git.checks...)
+	out.ignoreFiles(ws)
+	out.hooks(ws)
+	out.checks = append(out.checks, index...)
+	out.locks(ws, env, opts)
+	out.temps(ws)
+	return out.checks
 }
 
 // collector gathers the checks of one inspection.

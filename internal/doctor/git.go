@@ -19,7 +19,7 @@ func (c *collector) gitChecks(ctx context.Context, ws *config.Workspace) {
 		return
 	}
 	c.attributes(ws)
-	err := gitx.VerifyMergeDriver(ctx, ws.Root)
+	err := gitx.CheckMergeDriver(ctx, ws.Root)
 	var de *gitx.DriverError
 	fix := func(ctx context.Context, f *fixer) (string, error) {
 		if _, err := gitx.RegisterMergeDriver(ctx, f.repo.Root); err != nil {

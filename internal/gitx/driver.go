@@ -261,6 +261,22 @@ func VerifyMergeDriver(ctx context.Context, root string) error {
 	return tryDriver(ctx, root, command)
 }
 
+// CheckMergeDriver is VerifyMergeDriver without the trial merge when git's
+// merge.memctl.driver is exactly what RegisterMergeDriver writes for this
+// memctl: the program is the one running, so the trial (a shell and a
+// second memctl, most of memctl doctor's time) could only say what is
+// known. Any other command is tried as VerifyMergeDriver tries it.
+func CheckMergeDriver(ctx context.Context, root string) error {
+	command, err := configuredDriver(ctx, root)
+	if err != nil {
+		return err
+	}
+	if program, err := DriverProgram(); err == nil && !BuildCachePath(program) && command == DriverCommand(program) {
+		return nil
+	}
+	return tryDriver(ctx, root, command)
+}
+
 // attributesFile is the git attributes file at the root of a working tree.
 const attributesFile = ".gitattributes"
 
