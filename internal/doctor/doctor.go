@@ -194,8 +194,8 @@ func Run(ctx context.Context, repo *gitx.Repo, env Env, opts Options) (*Report, 
 func key(id, file string) string { return id + "\x00" + file }
 
 // inspect runs every check; none stops the others. The git checks run
-// beside the rest: the trial merge (git, sh and a second memctl) is most
-// of doctor's time.
+// beside the rest: they start git (and, for a merge driver that is not
+// this memctl's own registration, a trial merge), the slowest part.
 func inspect(ctx context.Context, repo *gitx.Repo, env Env, opts Options) []Check {
 	var c, git collector
 	ws, ledger := loadWorkspace(repo, &c)
