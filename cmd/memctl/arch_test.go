@@ -27,6 +27,7 @@ var layer = map[string]int{
 	"check": 4, "consolidate": 4, "audit": 4, "status": 4, "prime": 4, "recall": 4, "archive": 4,
 	"proposal": 3, "runs": 3, "index": 3, "agents": 3, "hooks": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
+	"doctor": 5, // beside app: a front-end hands it app's embedder, index and lock
 	"config": 1,
 	"gitx":   0, "fsx": 0, "ids": 0, "secrets": 0,
 }

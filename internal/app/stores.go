@@ -187,18 +187,30 @@ func Sources(ws *config.Workspace) []index.Source {
 // Embedder makes the configured embedder: the workspace's [embed],
 // overridden by the user's own config file (whose warnings go to Warn).
 func (s *Session) Embedder() (embed.Embedder, error) {
-	cfg := s.ws.Config.Embed
-	if path := config.UserConfigPath(s.opts.Getenv); path != "" {
+	return EmbedderFor(s.ws, s.opts)
+}
+
+// EmbedderFor makes ws's embedder as Session.Embedder does, for a
+// front-end that has no Session (doctor, which loads the workspace itself
+// as far as it loads).
+func EmbedderFor(ws *config.Workspace, opts Options) (embed.Embedder, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	cfg := ws.Config.Embed
+	if path := config.UserConfigPath(opts.Getenv); path != "" {
 		u, warns, err := config.LoadUser(path, cfg)
 		if err != nil {
 			return nil, err
 		}
 		for _, w := range warns {
-			s.warnf("%s", w)
+			if opts.Warn != nil {
+				opts.Warn(w.String())
+			}
 		}
 		cfg = u
 	}
-	return embed.FromConfig(cfg, s.opts.Getenv)
+	return embed.FromConfig(cfg, opts.Getenv)
 }
 
 // Index opens the workspace's index until Close; a second call returns

@@ -120,7 +120,7 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 			return hooksError(err, true)
 		}
 	}
-	wrote, driverErr := registerMergeDriver(ctx, repo.Root)
+	wrote, driverErr := gitx.RegisterMergeDriver(ctx, repo.Root)
 	if wrote {
 		updated = append(updated, ".git/config (merge.memctl.driver)")
 	}
@@ -185,24 +185,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// registerMergeDriver points merge.memctl.driver at this memctl binary by
-// absolute path (refreshing an older or bare-name registration), then tries
-// the driver as git would run it. It reports whether it wrote the config.
-func registerMergeDriver(ctx context.Context, root string) (bool, error) {
-	program, err := gitx.DriverProgram()
-	if err != nil {
-		return false, err
-	}
-	if gitx.BuildCachePath(program) {
-		return false, fmt.Errorf("this memctl runs from go's build cache (%s), which go run deletes when it ends; the merge driver was not registered", program)
-	}
-	wrote, err := gitx.EnsureMergeDriver(root, gitx.DriverCommand(program))
-	if err != nil {
-		return false, err
-	}
-	return wrote, gitx.VerifyMergeDriver(ctx, root)
 }
 
 // warnMergeDriver says loudly that git cannot merge .beads/issues.jsonl

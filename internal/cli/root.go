@@ -177,6 +177,7 @@ Guides (memctl help TOPIC):
 		newInitCmd(env),
 		newFactsCmd(env),
 		newCheckCmd(env),
+		newDoctorCmd(env),
 		newCreateCmd(env),
 		newShowCmd(env),
 		newListCmd(env),

@@ -47,7 +47,8 @@ func LockPath(repo *gitx.Repo) string {
 
 // Init creates what is missing of the workspace layout in repo: the
 // .ledger tree with config.toml and the starter facts files, an empty
-// .beads/issues.jsonl, and the merge line in .gitattributes. It never
+// .beads/issues.jsonl, IgnoreLine in .ledger/.gitignore and
+// .beads/.gitignore, and the merge line in .gitattributes. It never
 // overwrites an existing file. prefix is the task-id prefix for a new
 // config.toml ("" for the default); an existing config keeps its own.
 func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
@@ -85,6 +86,17 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 		}
 		if created {
 			res.Created = append(res.Created, f.rel)
+		}
+	}
+	for _, rel := range IgnoreFiles {
+		created, changed, err := EnsureIgnore(root, rel)
+		switch {
+		case err != nil:
+			return nil, err
+		case created:
+			res.Created = append(res.Created, rel)
+		case changed:
+			res.Updated = append(res.Updated, rel)
 		}
 	}
 	return res, ensureAttrs(path(AttrsFile), res)
@@ -153,6 +165,27 @@ func ensureAttrs(file string, res *InitResult) error {
 	}
 	res.Updated = append(res.Updated, AttrsFile)
 	return nil
+}
+
+// HasAttrs reports whether the .gitattributes at root routes the issues
+// file to memctl's merge driver.
+func HasAttrs(root string) (bool, error) {
+	data, err := os.ReadFile(filepath.Join(root, AttrsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", AttrsFile, err)
+	}
+	return hasAttrsLine(data), nil
+}
+
+// EnsureAttrs adds AttrsLine to the .gitattributes at root unless an
+// equivalent line is there, as Init does; a symbolic link is left alone,
+// with a warning.
+func EnsureAttrs(root string) (*InitResult, error) {
+	res := &InitResult{}
+	return res, ensureAttrs(filepath.Join(root, AttrsFile), res)
 }
 
 // hasAttrsLine reports whether .gitattributes already routes the issues

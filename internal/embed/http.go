@@ -95,6 +95,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 // does not change the vectors).
 func (h *HTTP) ID() string { return h.cfg.Provider + ":" + h.cfg.Model }
 
+// URL is the server's base URL, the provider's default filled in.
+func (h *HTTP) URL() string { return h.cfg.URL }
+
 // Dims implements Embedder. It is 0 until the first answer says it.
 func (h *HTTP) Dims() int {
 	h.mu.Lock()

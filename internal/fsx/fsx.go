@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrSymlink is returned when a write would go through a symbolic link.
@@ -58,7 +59,7 @@ func writeFileFunc(path string, perm fs.FileMode, durable bool, write func(io.Wr
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -92,6 +93,38 @@ func writeFileFunc(path string, perm fs.FileMode, durable bool, write func(io.Wr
 		syncDir(dir)
 	}
 	return nil
+}
+
+// tempInfix is what a temporary's name has between its file's name and
+// CreateTemp's random digits.
+const tempInfix = ".tmp-"
+
+// tempPattern is CreateTemp's pattern for the temporary of the file named
+// base: dot-named, so that no reader lists it.
+func tempPattern(base string) string { return "." + base + tempInfix + "*" }
+
+// IsTemp reports whether a file name is that of a temporary an atomic
+// write left behind (.<name>.tmp-<digits>): the writer was killed
+// between creating it and renaming it into place. Such a file holds a
+// half-written copy, never the only copy of anything.
+func IsTemp(name string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
+	}
+	i := strings.LastIndex(name, tempInfix)
+	if i < 2 {
+		return false
+	}
+	digits := name[i+len(tempInfix):]
+	if digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // CreateFile writes data to path only if nothing exists there yet. It

@@ -101,6 +101,25 @@ func EnsureMergeDriver(root, command string) (bool, error) {
 	return true, nil
 }
 
+// RegisterMergeDriver points merge.memctl.driver at this memctl binary by
+// absolute path (refreshing an older or bare-name registration), then tries
+// the driver as git would run it. It reports whether it wrote the config.
+// A binary in go's build cache is not registered: go run deletes it.
+func RegisterMergeDriver(ctx context.Context, root string) (bool, error) {
+	program, err := DriverProgram()
+	if err != nil {
+		return false, err
+	}
+	if BuildCachePath(program) {
+		return false, fmt.Errorf("this memctl runs from go's build cache (%s), which go run deletes when it ends; the merge driver was not registered", program)
+	}
+	wrote, err := EnsureMergeDriver(root, DriverCommand(program))
+	if err != nil {
+		return false, err
+	}
+	return wrote, VerifyMergeDriver(ctx, root)
+}
+
 // ErrDriverUnset says that no merge.memctl.driver is configured, so git
 // merges .beads/issues.jsonl as text.
 var ErrDriverUnset = errors.New("merge.memctl.driver is not set")
@@ -238,6 +257,22 @@ func VerifyMergeDriver(ctx context.Context, root string) error {
 	command, err := configuredDriver(ctx, root)
 	if err != nil {
 		return err
+	}
+	return tryDriver(ctx, root, command)
+}
+
+// CheckMergeDriver is VerifyMergeDriver without the trial merge when git's
+// merge.memctl.driver is exactly what RegisterMergeDriver writes for this
+// memctl: the program is the one running, so the trial (a shell and a
+// second memctl, most of memctl doctor's time) could only say what is
+// known. Any other command is tried as VerifyMergeDriver tries it.
+func CheckMergeDriver(ctx context.Context, root string) error {
+	command, err := configuredDriver(ctx, root)
+	if err != nil {
+		return err
+	}
+	if program, err := DriverProgram(); err == nil && !BuildCachePath(program) && command == DriverCommand(program) {
+		return nil
 	}
 	return tryDriver(ctx, root, command)
 }

@@ -48,3 +48,48 @@ func TestCheckComparesTheIndexWithTheFiles(t *testing.T) {
 		t.Fatalf("an interrupted update: %+v, want a rebuild", fr)
 	}
 }
+
+func TestVerifyFindsDamage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	verify := func() Health {
+		t.Helper()
+		h, err := Verify(context.Background(), f.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if h := verify(); h.Present || h.Damage != "" {
+		t.Fatalf("before any update: %+v, want absent", h)
+	}
+	f.write("a.txt", notesA)
+	x := f.open(nil)
+	f.update(x)
+	x.Close()
+	h := verify()
+	if !h.Present || h.Damage != "" || h.Docs == 0 {
+		t.Fatalf("after an update: %+v, want present, sound, with documents", h)
+	}
+	segs, _ := filepath.Glob(filepath.Join(f.dir, bleveName, "store", "*.zap"))
+	if len(segs) == 0 {
+		t.Fatal("no word index segment to damage")
+	}
+	data, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(segs[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h := verify(); !strings.Contains(h.Damage, "checksum") {
+		t.Fatalf("a flipped byte in a segment: %+v, want damage named", h)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, dbName), []byte("not a database, not at all, but long enough to be read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h := verify(); h.Damage == "" {
+		t.Fatalf("a database that is not one: %+v, want damage", h)
+	}
+}

@@ -275,6 +275,9 @@ func (x *Index) Close() error {
 	return nil
 }
 
+// LockPath is the lock file of the index in dir, which Open takes.
+func LockPath(dir string) string { return filepath.Join(dir, lockName) }
+
 // Remove deletes an index directory's stores: the next Open builds anew.
 func Remove(dir string) error {
 	x := &Index{opts: Options{Dir: dir}}
