@@ -45,21 +45,27 @@ func FormatFact(marker, text, id string) []string {
 // item in as its text: then the block is closed first, with the fence or
 // end marker CommonMark reads there anyway, so the file renders as before.
 func AppendFact(src []byte, f *File, text, id string) []byte {
-	out, line := appendFact(src, f, text, id, "")
+	out, line := appendFact(src, f, text, id, nil)
 	if landed(out, f, line) {
 		return out
 	}
+	// The file's last line looks blank but is not to CommonMark (a
+	// vertical tab, say), and the block before it goes on.
+	if blank, line := appendFact(src, f, text, id, []string{""}); landed(blank, f, line) {
+		return blank
+	}
 	if closer := openBlockCloser(src); closer != "" {
-		if closed, line := appendFact(src, f, text, id, closer); landed(closed, f, line) {
+		if closed, line := appendFact(src, f, text, id, []string{closer, ""}); landed(closed, f, line) {
 			return closed
 		}
 	}
 	return out
 }
 
-// appendFact appends the fact's lines, after closer and a blank line when
-// closer is set, and returns the text with the line the fact starts on.
-func appendFact(src []byte, f *File, text, id, closer string) ([]byte, int) {
+// appendFact appends the fact's lines, after the lines before when there
+// are any (else after a blank line if the file ends in text that is not a
+// fact), and returns the text with the line the fact starts on.
+func appendFact(src []byte, f *File, text, id string, before []string) ([]byte, int) {
 	nl := lineEnding(src)
 	out := bytes.Clone(src)
 	trailingNL := len(src) == 0 || bytes.HasSuffix(src, []byte("\n"))
@@ -73,10 +79,11 @@ func appendFact(src []byte, f *File, text, id, closer string) ([]byte, int) {
 	}
 	endsInFact := len(f.Facts) > 0 && f.Facts[len(f.Facts)-1].EndLine == last
 	switch {
-	case closer != "":
-		out = append(out, closer...)
-		out = append(out, nl...)
-		out = append(out, nl...)
+	case before != nil:
+		for _, l := range before {
+			out = append(out, l...)
+			out = append(out, nl...)
+		}
 	case last > 0 && !endsInFact && last == len(lines):
 		out = append(out, nl...)
 	}

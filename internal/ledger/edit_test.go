@@ -87,6 +87,7 @@ func TestAppendFact(t *testing.T) {
 		{"closed fence is left alone", "```\ncode\n```\n", "```\ncode\n```\n\n- b <!-- id:x -->\n"},
 		{"open HTML comment is closed", "- a\n\n<!-- notes\n", "- a\n\n<!-- notes\n-->\n\n- b <!-- id:x -->\n"},
 		{"open pre is closed", "<PRE>\nx\n", "<PRE>\nx\n</pre>\n\n- b <!-- id:x -->\n"},
+		{"a line that only looks blank ends no HTML block", "<div>\n\v\n", "<div>\n\v\n\n- b <!-- id:x -->\n"},
 		{"open CDATA is closed", "<![CDATA[\nx\n", "<![CDATA[\nx\n]]>\n\n- b <!-- id:x -->\n"},
 	}
 	for _, c := range cases {
