@@ -118,7 +118,7 @@ type Redaction struct {
 }
 
 func (r Redaction) String() string {
-	return fmt.Sprintf("field %q: %s at line %d, column %d (fingerprint %s)", r.Field, r.RuleID, r.Line, r.Column, r.Fingerprint)
+	return fmt.Sprintf("redacted %s in field %q at line %d, column %d (fingerprint %s)", r.RuleID, r.Field, r.Line, r.Column, r.Fingerprint)
 }
 
 // Gate is the write gate under p, for every writer: a *TextError for the
@@ -179,4 +179,29 @@ func (p Policy) RedactText(text string) (string, []Finding, error) {
 	}
 	out, done := replace(text, found)
 	return out, done, nil
+}
+
+// Text is a piece of text a writer holds by pointer, for Pass.
+type Text struct {
+	Name    string
+	S       *string
+	OneLine bool
+}
+
+// Pass is Gate for text held by pointer: what Gate lets through (the text
+// redacted, in ModeRedact) is written back through the pointers, and only
+// when the whole gate passes.
+func (p Policy) Pass(ts ...Text) ([]Redaction, error) {
+	fs := make([]Field, len(ts))
+	for i, t := range ts {
+		fs[i] = Field{Name: t.Name, Text: *t.S, OneLine: t.OneLine}
+	}
+	out, red, err := p.Gate(fs...)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		*t.S = out[i].Text
+	}
+	return red, nil
 }
