@@ -1,9 +1,11 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path"
@@ -141,6 +143,30 @@ func Secrets(ctx context.Context, ws *config.Workspace, opts SecretsOptions) (*S
 	return r, nil
 }
 
+// newLines returns the lines of data not in seen (adding them), and the
+// 1-based line number in data of each.
+func newLines(data []byte, seen map[uint64]bool, seed maphash.Seed) ([]byte, []int) {
+	out := make([]byte, 0, 1024)
+	lines := make([]int, 0, 16)
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i+1], data[i+1:]
+		} else {
+			data = nil
+		}
+		h := maphash.Bytes(seed, bytes.TrimSuffix(line, []byte{'\n'}))
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		out = append(out, bytes.TrimSuffix(line, []byte{'\n'})...)
+		out = append(out, '\n')
+		lines = append(lines, n)
+	}
+	return out, lines
+}
+
 func (r *SecretsReport) add(file string, f secrets.Finding, c *gitx.Commit, remedy string) {
 	r.Findings = append(r.Findings, SecretFinding{File: file, Line: f.Line, Column: f.Column, Rule: f.RuleID,
 		Fingerprint: f.Fingerprint, Commit: c, Remedy: remedy})
@@ -168,8 +194,9 @@ func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, p
 	}
 	r.Commits, r.Versions = h.Commits, len(h.Versions)
 	type job struct {
-		i    int
-		data []byte
+		i     int
+		data  []byte
+		lines []int // for new lines only: the line in the version of each line of data
 	}
 	found := make([][]secrets.Finding, len(h.Versions))
 	errs := make([]error, len(h.Versions))
@@ -179,9 +206,19 @@ func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, p
 		wg.Go(func() {
 			for j := range jobs {
 				found[j.i], errs[j.i] = scanFile(h.Versions[j.i].Path, j.data)
+				if j.lines != nil {
+					for k := range found[j.i] {
+						found[j.i][k].Line = j.lines[found[j.i][k].Line-1]
+					}
+				}
 			}
 		})
 	}
+	// A JSON Lines file is scanned line by line, so of each version only
+	// the lines no older version of the file had need scanning: an issues file that
+	// grows a line a commit costs its lines once, not once a commit.
+	seenLine := map[string]map[uint64]bool{} // by path
+	seed := maphash.MakeSeed()
 	var readErr error
 	for i, v := range h.Versions {
 		if readErr = ctx.Err(); readErr != nil {
@@ -192,7 +229,14 @@ func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, p
 			readErr = err
 			break
 		}
-		jobs <- job{i, data}
+		j := job{i: i, data: data}
+		if strings.HasSuffix(v.Path, ".jsonl") {
+			if seenLine[v.Path] == nil {
+				seenLine[v.Path] = map[uint64]bool{}
+			}
+			j.data, j.lines = newLines(data, seenLine[v.Path], seed)
+		}
+		jobs <- j
 	}
 	close(jobs)
 	wg.Wait()
