@@ -70,7 +70,7 @@ var secretDirs = []string{config.LedgerDir, config.BeadsDir}
 // the workspace's [[secrets.allow]] lets through is not a finding.
 // Findings of the working tree come first, in order of file, line and
 // column; then those of history, in the order of the commits that
-// introduced them. A secret that stays in history under one file is
+// introduced them, then of file, line and column. A secret that stays in history under one file is
 // reported once, at the commit that introduced it, and not at all when
 // the working tree has it there still (it is reported there).
 func Secrets(ctx context.Context, ws *config.Workspace, opts SecretsOptions) (*SecretsReport, error) {
@@ -244,6 +244,20 @@ func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, p
 		return err
 	}
 	reported := map[string]bool{}
+	first := len(r.Findings)
+	defer func() {
+		hist := r.Findings[first:]
+		sort.SliceStable(hist, func(i, j int) bool {
+			a, b := hist[i], hist[j]
+			if !a.Commit.When.Equal(b.Commit.When) {
+				return a.Commit.When.Before(b.Commit.When)
+			}
+			if a.File != b.File {
+				return a.File < b.File
+			}
+			return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
+		})
+	}()
 	for i, v := range h.Versions {
 		for _, f := range policy.Filter(found[i]) {
 			key := v.Path + "\x00" + f.Fingerprint
