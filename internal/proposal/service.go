@@ -472,8 +472,8 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 		}
 	}
 	if edited != "" {
-		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: text})
-		p.Content = text
+		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: edited})
+		p.Content = edited
 	}
 	if lines, budget, what := b.projected(l, p, target); lines > budget && !overBudget {
 		return &BudgetError{Lines: lines, Budget: budget, What: what}
