@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,10 +61,19 @@ const (
 	RemedyPersonal = "rotate the credential and remove it from the file (it is yours, not in the repository, but memctl reads it into sessions)"
 )
 
-// secretDirs are the parts of the repository memctl writes: everything
-// in them is scanned (config, facts, proposals, playbooks, runs and their
-// digests, the task graph, and anything else there).
+// secretDirs are the parts of the repository memctl writes (memctlFile
+// says which of their files).
 var secretDirs = []string{config.LedgerDir, config.BeadsDir}
+
+// memctlFile reports whether the file at rel is one memctl writes or
+// reads into memory: everything in .ledger (config, facts, proposals,
+// playbooks, runs and their digests, anything else there) and the JSON
+// Lines files of .beads (not bd's database or logs, which are not text
+// and are not committed).
+func memctlFile(rel string) bool {
+	return strings.HasPrefix(rel, config.LedgerDir+"/") ||
+		strings.HasPrefix(rel, config.BeadsDir+"/") && strings.HasSuffix(rel, ".jsonl")
+}
 
 // Secrets scans every memctl file for secrets, and with opts.History
 // every version of them in git history, each distinct content once. What
@@ -92,7 +102,9 @@ func Secrets(ctx context.Context, ws *config.Workspace, opts SecretsOptions) (*S
 			if err != nil {
 				return err
 			}
-			files = append(files, filepath.ToSlash(rel))
+			if rel = filepath.ToSlash(rel); memctlFile(rel) {
+				files = append(files, rel)
+			}
 			return nil
 		})
 		if err != nil {
@@ -192,6 +204,7 @@ func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, p
 	if err != nil {
 		return fmt.Errorf("git history: %w", err)
 	}
+	h.Versions = slices.DeleteFunc(h.Versions, func(v gitx.Version) bool { return !memctlFile(v.Path) })
 	r.Commits, r.Versions = h.Commits, len(h.Versions)
 	type job struct {
 		i     int
