@@ -44,15 +44,14 @@ func (e *TextError) Error() string {
 	return fmt.Sprintf("field %q has %s at line %d, column %d", e.Field, e.What, e.Line, e.Column)
 }
 
-// Check is the one gate for text memctl writes into memory: every writer
-// (task create, update, comment and close, propose, an edited approval)
-// passes its fields through it. It returns a *TextError for the first
-// field with a character a terminal would act on, else a *RefusedError for
-// the first field holding a secret, else nil. Carriage returns are allowed
-// only before a newline, so text pasted with CRLF line ends passes.
-//
-// Check is Policy{}.Gate: refuse, no allow-list. Writers that follow the
-// workspace's [secrets] table call its Policy's Gate.
+// Check is the write gate with the default policy (Policy{}.Gate: refuse,
+// no allow-list), for text no workspace's [secrets] table governs. It
+// returns a *TextError for the first field with a character a terminal
+// would act on, else a *RefusedError for the first field holding a
+// secret, else nil. Carriage returns are allowed only before a newline,
+// so text pasted with CRLF line ends passes. Every writer of a workspace
+// (task create, update, comment and close, propose, review, playbooks,
+// run records, preferences) calls its Policy's Gate or Pass instead.
 func Check(fields ...Field) error {
 	_, _, err := Policy{}.Gate(fields...)
 	return err
