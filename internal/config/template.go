@@ -118,7 +118,7 @@ mode = %s
 # [[secrets.allow]]
 # fingerprint = "generic-api-key:7c1e0b9d2a44"
 # rule = "generic-api-key"
-# reason = "the example key in docs/api.md"
+# reason = "the example key of the API guide"
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines, d.Facts.MaxTotalBytes, d.Facts.MaxFileBytes, d.Facts.MaxFactChars,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
 		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
