@@ -71,12 +71,12 @@ func historyRepo(tb testing.TB, n int) *config.Workspace {
 // BenchmarkSecretsHistory300 is memctl check --secrets --history on a
 // repository of 300 commits of memctl files (about 600 distinct versions:
 // an issues file growing to 300 lines, 300 run records, 30 versions of a
-// facts file).
+// facts file): 0.56 s an operation here on 2 busy cores (2.7 s when every
+// version of the issues file was scanned whole).
 func BenchmarkSecretsHistory300(b *testing.B) {
 	ws := historyRepo(b, 300)
 	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
+	for b.Loop() {
 		r, err := Secrets(context.Background(), ws, SecretsOptions{History: true})
 		if err != nil {
 			b.Fatal(err)
