@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed agents.md ci.md commands.md config.md errors.md exit-codes.md facts.md json.md recall.md review.md runs.md tasks.md
+//go:embed agents.md ci.md commands.md config.md errors.md exit-codes.md facts.md json.md recall.md review.md runs.md secrets.md tasks.md
 var files embed.FS
 
 // Topic is one guide: its name for `memctl help NAME` and a one-line summary.
@@ -35,6 +35,7 @@ var Topics = []Topic{
 	{"recall", "the index, recall and retrieval evaluation"},
 	{"runs", "run records, error signatures, playbooks, flush and hooks"},
 	{"ci", "memctl check in CI and pre-commit"},
+	{"secrets", "the secret gate: refuse or redact, allow-list, check --secrets"},
 }
 
 // Text returns the guide called name, with links between the guides turned

@@ -30,10 +30,23 @@ type TaskSession struct {
 	WS    *config.Workspace
 	Store *tasks.Store
 	Path  string
+	// sess, when set (Session.Tasks), is told what the write gate
+	// redacted in the writes Save saves.
+	sess *Session
 }
 
-// Save writes the graph back to its file.
-func (t *TaskSession) Save() error { return t.Store.Save(t.Path) }
+// Save writes the graph back to its file, then reports what the write
+// gate redacted in the writes it saved (Session.ReportRedactions).
+func (t *TaskSession) Save() error {
+	if err := t.Store.Save(t.Path); err != nil {
+		return err
+	}
+	if t.sess != nil {
+		t.sess.ReportRedactions(t.Store.Redactions)
+		t.Store.Redactions = nil
+	}
+	return nil
+}
 
 // Tasks loads the task graph. With write set it first takes the
 // workspace lock, so the read-modify-write cannot interleave with another
@@ -73,7 +86,8 @@ func (s *Session) Tasks(ctx context.Context, write bool) (*TaskSession, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", config.IssuesFile, err)
 	}
-	return &TaskSession{WS: ws, Store: st, Path: path}, nil
+	st.Secrets = ws.Config.Secrets.Policy
+	return &TaskSession{WS: ws, Store: st, Path: path, sess: s}, nil
 }
 
 // CheckUnmergedIssues refuses the issues file while a stopped merge has it
@@ -276,7 +290,7 @@ func (s *Session) Book() *proposal.Book {
 		FactsDir: ws.Path(config.FactsDir), FactsRel: config.FactsDir,
 		Proposals:    proposal.Dir{Path: ws.Path(config.ProposalsDir), Rel: config.ProposalsDir},
 		PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir,
-		Config: ws.Config.Facts,
+		Config: ws.Config.Facts, Secrets: ws.Config.Secrets.Policy,
 	}
 }
 

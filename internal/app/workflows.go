@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/recall"
 	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // The writes and searches that more than one front-end offers, each the
@@ -33,6 +34,7 @@ func (s *Session) Propose(ctx context.Context, in proposal.Input) (*proposal.Pro
 	if err != nil {
 		return nil, ProposalError(err)
 	}
+	s.ReportRedactions(book.Redactions)
 	return p, nil
 }
 
@@ -52,10 +54,11 @@ func (s *Session) RecordRun(ctx context.Context, rec *runs.Record) (runs.Entry, 
 		}
 	}
 	rec.Fill(s.RunContext(true))
-	e, _, err := rs.Store.Put(rec, runs.PutOptions{Now: s.Now(), Gate: runs.Refuse})
+	e, _, err := rs.Store.Put(rec, runs.PutOptions{Now: s.Now(), Gate: runs.Refuse, Secrets: s.ws.Config.Secrets.Policy})
 	if err != nil {
 		return runs.Entry{}, RunError(err)
 	}
+	s.ReportRedactions(e.Redactions)
 	s.AfterRecord(ctx, rs, e.Record, false)
 	return e, nil
 }
@@ -80,6 +83,17 @@ func (s *Session) AfterRecord(ctx context.Context, rs *RunsSession, r *runs.Reco
 	}
 	if err != nil {
 		s.warnf("proposals for what recurs across runs: %v", err)
+	}
+}
+
+// ReportRedactions says, one warning each (Options.Warn), what the
+// write gate replaced with [REDACTED:<rule>] in a write ([secrets] mode =
+// "redact"): field, rule, position and fingerprint, never the secret.
+// Every workflow here reports its own; a front-end that writes through a
+// store (a task graph, a book) reports the store's.
+func (s *Session) ReportRedactions(reds []secrets.Redaction) {
+	for _, r := range reds {
+		s.warnf("%s", r)
 	}
 }
 

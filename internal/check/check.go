@@ -77,6 +77,9 @@ type Finding struct {
 	Line     int    // 0 when the finding is about a whole file
 	Message  string
 	Hint     string
+	// Secret is the scanner's finding, for the rule secret: what the
+	// allow-list ([[secrets.allow]]) is matched against.
+	Secret secrets.Finding
 }
 
 // Report is the result of a check.
@@ -157,6 +160,10 @@ func Run(ctx context.Context, ws *config.Workspace, opts Options) (*Report, erro
 	if err := r.checkMarkers(ws); err != nil {
 		return nil, err
 	}
+	// What [[secrets.allow]] lets through is not a finding.
+	r.Findings = slices.DeleteFunc(r.Findings, func(f Finding) bool {
+		return f.Rule == RuleSecret && ws.Config.Secrets.Policy.Allows(f.Secret)
+	})
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.File != b.File {

@@ -19,16 +19,16 @@ import (
 // (internal/secrets) to what people edit by hand, where the gate never
 // ran: facts files, .beads/issues.jsonl and proposal files.
 
-const secretHint = "remove it from the file and rotate the credential (it may be in git history too); " +
-	"if it is not a secret, add gitleaks:allow to the line"
+const secretHint = "remove it from the file and rotate the credential (it may be in git history too: memctl check --secrets --history); " +
+	"if it is not a secret, add its fingerprint to [[secrets.allow]] in .ledger/config.toml, or gitleaks:allow to the line"
 
 // secretFindings turns the scanner's findings in file into check
 // findings. They name the rule and the column, never the secret.
 func secretFindings(file string, found []secrets.Finding) []Finding {
 	out := make([]Finding, 0, len(found))
 	for _, s := range found {
-		out = append(out, Finding{Severity: Error, Rule: RuleSecret, File: file, Line: s.Line,
-			Message: fmt.Sprintf("what looks like a secret (%s) at column %d", s.RuleID, s.Column), Hint: secretHint})
+		out = append(out, Finding{Severity: Error, Rule: RuleSecret, File: file, Line: s.Line, Secret: s,
+			Message: fmt.Sprintf("what looks like a secret (%s) at column %d (fingerprint %s)", s.RuleID, s.Column, s.Fingerprint), Hint: secretHint})
 	}
 	return out
 }

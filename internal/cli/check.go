@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,8 +14,10 @@ import (
 )
 
 type checkOptions struct {
-	format string
-	json   bool
+	format  string
+	json    bool
+	secrets bool // only secrets, in every memctl file (checksecrets.go)
+	history bool // with secrets: every version in git history too
 }
 
 func newCheckCmd(env *Env) *cobra.Command {
@@ -36,15 +39,24 @@ clone with no memctl merge driver registered.
 Every finding names the file, the line where there is one, and what to do.
 
 With GITHUB_ACTIONS=true the format defaults to github: workflow commands that
-GitHub shows as annotations on the pull request.`,
+GitHub shows as annotations on the pull request.
+
+--secrets scans for secrets only, in every file memctl writes (.ledger/**,
+.beads/*.jsonl) and the personal preferences file; --history adds every
+version of them in git history, each finding with the commit that
+introduced it. Each finding names the file, line, column, rule and
+fingerprint (for [[secrets.allow]]), and the remedy. See memctl help secrets.`,
 		Example: `  memctl check
   memctl check --json
-  memctl check --format github`,
+  memctl check --format github
+  memctl check --secrets --history --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), env, opts) },
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "", "output `format`: text, json or github (default text, github when GITHUB_ACTIONS=true)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON, the same as --format json")
+	cmd.Flags().BoolVar(&opts.secrets, "secrets", false, "scan every memctl file for secrets, and nothing else")
+	cmd.Flags().BoolVar(&opts.history, "history", false, "with --secrets: scan every version in git history too")
 	return cmd
 }
 
@@ -90,9 +102,15 @@ func runCheck(ctx context.Context, env *Env, opts checkOptions) error {
 	if format != "text" && format != "json" && format != "github" {
 		return usagef(fmt.Errorf("--format %q: use text, json or github", format))
 	}
+	if opts.history && !opts.secrets {
+		return usagef(errors.New("--history needs --secrets: memctl check --secrets --history"))
+	}
 	ws, err := env.workspace(true) // config warnings are findings here
 	if err != nil {
 		return err
+	}
+	if opts.secrets {
+		return runCheckSecrets(ctx, env, ws, opts, format)
 	}
 	r, err := check.Run(ctx, ws, check.Options{Now: env.Now(), CI: env.Getenv("CI") != ""})
 	if err != nil {

@@ -118,9 +118,10 @@ func runDigest(ctx context.Context, env *Env, opts digestOptions) error {
 	if !found {
 		rec.Fill(runContext(env, rs.ws, false))
 	}
-	e, _, err := rs.store.Put(rec, runs.PutOptions{Now: env.Now(), Gate: runs.Refuse})
+	e, _, err := rs.store.Put(rec, runs.PutOptions{Now: env.Now(), Gate: runs.Refuse, Secrets: rs.ws.Config.Secrets.Policy})
 	if err != nil {
 		return runError(err)
 	}
+	env.reportRedactions(e.Redactions)
 	return writeRun(env, e, opts.json)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Env is everything a command may take from the outside world. Tests build
@@ -144,6 +145,15 @@ func (e *Env) close() {
 // warnf prints a warning on stderr.
 func (e *Env) warnf(format string, args ...any) {
 	fmt.Fprintf(e.Err, "memctl: warning: %s\n", visible(fmt.Sprintf(format, args...)))
+}
+
+// reportRedactions says on stderr, one warning each, what the write gate
+// replaced with [REDACTED:<rule>] ([secrets] mode = "redact"): the field,
+// rule, position and fingerprint, never the secret.
+func (e *Env) reportRedactions(reds []secrets.Redaction) {
+	for _, r := range reds {
+		e.warnf("%s", r)
+	}
 }
 
 // notef prints a note on stderr.

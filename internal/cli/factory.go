@@ -53,6 +53,7 @@ func (e *Env) reviewer(ws *config.Workspace, flag string) (name, email string) {
 // taskSession is an open task graph: the workspace, the store and, for
 // writes, the lock held until the command ends.
 type taskSession struct {
+	env   *Env // where save reports what the gate redacted
 	ws    *config.Workspace
 	store *tasks.Store
 	path  string
@@ -74,7 +75,7 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &taskSession{ws: t.WS, store: t.Store, path: t.Path}, nil
+	return &taskSession{env: e, ws: t.WS, store: t.Store, path: t.Path}, nil
 }
 
 // indexDir is where a workspace's index lives: in the git directory shared

@@ -212,6 +212,7 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 		Store:   runStore(ws),
 		Root:    ws.Root,
 		Context: runContext(env, ws, true),
+		Secrets: ws.Config.Secrets.Policy,
 		Lock: func(ctx context.Context) (func(), error) {
 			l, err := env.lockAt(ctx, &ws.Config, ws.LockPath())
 			if err != nil {

@@ -66,6 +66,26 @@ type refusedJSON struct {
 	Rule   string `json:"rule"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
+	// Fingerprint is the secret finding's, for [[secrets.allow]]; a
+	// control character has none.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// redactionJSON is one secret the write gate replaced in redact mode.
+type redactionJSON struct {
+	Field       string `json:"field"`
+	Rule        string `json:"rule"`
+	Line        int    `json:"line"`
+	Column      int    `json:"column"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+func toRedactionsJSON(reds []secrets.Redaction) []redactionJSON {
+	out := make([]redactionJSON, 0, len(reds))
+	for _, r := range reds {
+		out = append(out, redactionJSON{Field: r.Field, Rule: r.RuleID, Line: r.Line, Column: r.Column, Fingerprint: r.Fingerprint})
+	}
+	return out
 }
 
 // refusedDetail is the gate's refusal in err, if any, for the JSON error.
@@ -77,7 +97,7 @@ func refusedDetail(err error) *refusedJSON {
 	switch {
 	case errors.As(err, &secret) && len(secret.Findings) > 0:
 		f := secret.Findings[0]
-		return &refusedJSON{Field: secret.Field, Rule: f.RuleID, Line: f.Line, Column: f.Column}
+		return &refusedJSON{Field: secret.Field, Rule: f.RuleID, Line: f.Line, Column: f.Column, Fingerprint: f.Fingerprint}
 	case errors.As(err, &text):
 		return &refusedJSON{Field: text.Field, Rule: "control-character", Line: text.Line, Column: text.Column}
 	}

@@ -111,11 +111,13 @@ func runPlaybookPropose(ctx context.Context, env *Env, opts playbookProposeOptio
 	if author == "" {
 		author = env.actor(ws).Name
 	}
-	p, err := env.book(ws).ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, ErrorText: errorText, Excerpt: runs.Relative(ws.Root, opts.errText),
+	book := env.book(ws)
+	p, err := book.ProposePlaybook(proposal.PlaybookInput{Signature: opts.signature, ErrorText: errorText, Excerpt: runs.Relative(ws.Root, opts.errText),
 		Steps: opts.steps, Reason: opts.reason, Author: author, Evidence: ev}, env.Now(), env.Rand)
 	if err != nil {
 		return proposalError(err)
 	}
+	env.reportRedactions(book.Redactions)
 	if opts.json {
 		_, err := env.Out.Write(proposal.Encode(p))
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 type prefOptions struct {
@@ -105,7 +106,15 @@ func runPrefAdd(ctx context.Context, env *Env, opts prefOptions, text string) er
 		if opts.reason != "" {
 			return usagef(errors.New("--reason is for a team proposal's reviewer: a personal preference is written without review"))
 		}
-		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, error) { return ledger.AddPersonal(path, text) })
+		// The workspace's [secrets] table, when there is a workspace,
+		// holds for personal preferences too.
+		var policy secrets.Policy
+		if ws, err := env.Workspace(); err == nil {
+			policy = ws.Config.Secrets.Policy
+		}
+		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, []secrets.Redaction, error) {
+			return ledger.AddPersonalUnder(policy, path, text)
+		})
 	}
 	return teamPref(ctx, env, opts, func(book *proposal.Book, author string) (*proposal.Proposal, error) {
 		return book.ProposePreference(text, opts.reason, author, env.Now(), env.Rand)
@@ -117,7 +126,10 @@ func runPrefRm(ctx context.Context, env *Env, opts prefOptions, id string) error
 		if opts.reason != "" {
 			return usagef(errors.New("--reason is for a team proposal's reviewer: a personal preference is removed without review"))
 		}
-		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, error) { return ledger.RemovePersonal(path, id) })
+		return personalPref(ctx, env, opts, func(path string) (ledger.Fact, []secrets.Redaction, error) {
+			f, err := ledger.RemovePersonal(path, id)
+			return f, nil, err
+		})
 	}
 	return teamPref(ctx, env, opts, func(book *proposal.Book, author string) (*proposal.Proposal, error) {
 		return book.ProposePreferenceRemoval(id, opts.reason, author, env.Now(), env.Rand)
@@ -126,7 +138,7 @@ func runPrefRm(ctx context.Context, env *Env, opts prefOptions, id string) error
 
 // personalPref runs write on the personal preferences file under its lock
 // and prints the preference it added or removed.
-func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(path string) (ledger.Fact, error)) error {
+func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(path string) (ledger.Fact, []secrets.Redaction, error)) error {
 	path := config.UserPreferencesPath(env.Getenv)
 	if path == "" {
 		return withHint(errors.New("no place for personal preferences: neither XDG_CONFIG_HOME nor HOME is set"), "set HOME (or XDG_CONFIG_HOME) and run this again")
@@ -134,7 +146,7 @@ func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(pa
 	if _, err := env.lockAt(ctx, nil, ledger.PersonalLockPath(path)); err != nil {
 		return err
 	}
-	f, err := write(path)
+	f, redacted, err := write(path)
 	var dup *ledger.DuplicateError
 	switch {
 	case errors.Is(err, ledger.ErrFactNotFound):
@@ -144,9 +156,11 @@ func personalPref(ctx context.Context, env *Env, opts prefOptions, write func(pa
 	case err != nil:
 		return proposalError(err)
 	}
+	env.reportRedactions(redacted)
 	pj := toPrefJSON(env, "personal", f)
 	if opts.json {
-		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "personal", Preference: &pj, Proposal: json.RawMessage("null")})
+		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "personal", Preference: &pj, Proposal: json.RawMessage("null"),
+			Redactions: toRedactionsJSON(redacted)})
 	}
 	_, err = fmt.Fprintf(env.Out, "%s\tpersonal\t%s\n", f.ID, visibleLine(oneLine(f.Text)))
 	return err
@@ -171,8 +185,10 @@ func teamPref(ctx context.Context, env *Env, opts prefOptions, propose func(*pro
 		return proposalError(err)
 	}
 	warnFiled(env, p)
+	env.reportRedactions(book.Redactions)
 	if opts.json {
-		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "team", Proposal: json.RawMessage(proposal.Encode(p))})
+		return writeJSON(env.Out, prefChangeJSON{SchemaVersion: schemaVersion, Scope: "team", Proposal: json.RawMessage(proposal.Encode(p)),
+			Redactions: toRedactionsJSON(book.Redactions)})
 	}
 	text := p.Content
 	if p.Action == proposal.ActionRemove {
@@ -261,6 +277,9 @@ type prefChangeJSON struct {
 	Scope         string          `json:"scope"`
 	Preference    *prefJSON       `json:"preference"`
 	Proposal      json.RawMessage `json:"proposal"`
+	// Redactions: what the write gate replaced ([secrets] mode =
+	// "redact"); [] otherwise.
+	Redactions []redactionJSON `json:"redactions"`
 }
 
 type prefJSON struct {

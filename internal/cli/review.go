@@ -232,6 +232,8 @@ func decide(env *Env, ws *config.Workspace, book *proposal.Book, p *proposal.Pro
 	if err != nil {
 		return proposalError(err)
 	}
+	env.reportRedactions(book.Redactions)
+	book.Redactions = nil
 	if opts.approve && opts.commit {
 		if err := commitApproval(ws, book, p, reviewer, email, now); err != nil {
 			return err

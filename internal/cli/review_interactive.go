@@ -136,6 +136,10 @@ func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *pro
 	if err != nil {
 		return err
 	}
+	defer func() {
+		env.reportRedactions(book.Redactions)
+		book.Redactions = nil
+	}()
 	now := env.Now()
 	if d.Choice == choiceReject {
 		return book.Reject(p, d.Text, reviewer, now)

@@ -9,8 +9,17 @@ import (
 	"github.com/memctl/memctl/internal/tasks"
 )
 
+// save writes the graph back, then says what the write gate redacted
+// (redact mode) in the writes it saved.
 func (t *taskSession) save() error {
-	return (&app.TaskSession{WS: t.ws, Store: t.store, Path: t.path}).Save()
+	if err := (&app.TaskSession{WS: t.ws, Store: t.store, Path: t.path}).Save(); err != nil {
+		return err
+	}
+	if t.env != nil {
+		t.env.reportRedactions(t.store.Redactions)
+	}
+	t.store.Redactions = nil
+	return nil
 }
 
 // parsePriority reads 0–4 or P0–P4.

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Default budgets. A ledger is read into every session's context, so it is
@@ -56,6 +58,30 @@ type Config struct {
 	Review Review `toml:"review"`
 	Recall Recall `toml:"recall"`
 	Lock   Lock   `toml:"lock"`
+	// Secrets is the write gate's policy (docs/secrets.md).
+	Secrets Secrets `toml:"secrets"`
+}
+
+// Secrets configures the write gate: what it does with a secret, and the
+// findings it lets through.
+type Secrets struct {
+	// Mode is "refuse" (the default: a write holding a secret is
+	// refused) or "redact" (it is written with the secret replaced by
+	// [REDACTED:<rule id>]).
+	Mode string `toml:"mode"`
+	// Allow lists the findings the gate and memctl check let through
+	// ([[secrets.allow]]).
+	Allow []SecretAllow `toml:"allow"`
+	// Policy is Mode and Allow for the gate, filled in by Parse.
+	Policy secrets.Policy `toml:"-"`
+}
+
+// SecretAllow is one [[secrets.allow]] entry: a fingerprint memctl
+// printed (<rule id>:<12 hex digits>), or a rule id, or both, and why.
+type SecretAllow struct {
+	Rule        string `toml:"rule"`
+	Fingerprint string `toml:"fingerprint"`
+	Reason      string `toml:"reason"`
 }
 
 // Lock configures the workspace write lock.
@@ -190,14 +216,15 @@ func Default(prefix string) Config {
 	return Config{
 		Facts: Facts{Enabled: true, MaxLines: DefaultMaxLines, MaxFileLines: DefaultMaxFileLines,
 			MaxTotalBytes: DefaultMaxTotalBytes, MaxFileBytes: DefaultMaxFileBytes, MaxFactChars: DefaultMaxFactChars, Policy: map[string]string{}},
-		Tasks:  Tasks{Enabled: true, Prefix: prefix},
-		Runs:   Runs{Enabled: true, KeepDays: DefaultKeepDays},
-		Index:  Layer{Enabled: true},
-		Embed:  Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
-		Prime:  Prime{Enabled: true, BudgetTokens: DefaultPrimeBudget},
-		Review: Review{StaleDays: 14},
-		Recall: Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
-		Lock:   Lock{Timeout: DefaultLockTimeout.String(), Wait: DefaultLockTimeout},
+		Tasks:   Tasks{Enabled: true, Prefix: prefix},
+		Runs:    Runs{Enabled: true, KeepDays: DefaultKeepDays},
+		Index:   Layer{Enabled: true},
+		Embed:   Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
+		Prime:   Prime{Enabled: true, BudgetTokens: DefaultPrimeBudget},
+		Review:  Review{StaleDays: 14},
+		Recall:  Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
+		Lock:    Lock{Timeout: DefaultLockTimeout.String(), Wait: DefaultLockTimeout},
+		Secrets: Secrets{Mode: "refuse"},
 	}
 }
 
@@ -280,6 +307,9 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 	if err := cfg.validate(name); err != nil {
 		return base, warns, withKeyLine(err, data)
 	}
+	if err := cfg.Secrets.parse(name, data); err != nil {
+		return base, warns, err
+	}
 	return cfg, warns, nil
 }
 
@@ -288,6 +318,8 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 // returns it).
 func (c Config) clone() Config {
 	c.Facts.Policy = maps.Clone(c.Facts.Policy)
+	c.Secrets.Allow = slices.Clone(c.Secrets.Allow)
+	c.Secrets.Policy.Allow = slices.Clone(c.Secrets.Policy.Allow)
 	if c.Recall.Scopes != nil {
 		scopes := make(map[string][]string, len(c.Recall.Scopes))
 		for k, v := range c.Recall.Scopes {
@@ -510,7 +542,8 @@ func knownKeys() []string {
 		"embed", "embed.provider", "embed.model", "embed.url", "embed.api_key_env", "embed.batch",
 		"embed.timeout_seconds", "embed.retries", "prime", "prime.enabled", "prime.budget_tokens",
 		"facts.policy", "review", "review.stale_days",
-		"lock", "lock.timeout",
+		"lock", "lock.timeout", "secrets", "secrets.mode", "secrets.allow",
+		"secrets.allow.rule", "secrets.allow.fingerprint", "secrets.allow.reason",
 		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}
 }

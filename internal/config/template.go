@@ -108,10 +108,22 @@ stale_days = %d
 # before it gives up with exit 5 (a Go duration: "10s", "1m30s"; "0s"
 # gives up at once). MEMCTL_LOCK_TIMEOUT overrides it.
 timeout = %s
+
+[secrets]
+# What a write does with text that looks like a credential: "refuse" it,
+# or "redact" it (store [REDACTED:<rule>] in its place and say so).
+mode = %s
+# Findings to let through (false positives), by the fingerprint memctl
+# prints with each one, or every finding of a rule:
+# [[secrets.allow]]
+# fingerprint = "generic-api-key:7c1e0b9d2a44"
+# rule = "generic-api-key"
+# reason = "the example key of the API guide"
 `, d.Facts.Enabled, d.Facts.MaxLines, d.Facts.MaxFileLines, d.Facts.MaxTotalBytes, d.Facts.MaxFileBytes, d.Facts.MaxFactChars,
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
 		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
 		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
-		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays, strconv.Quote(d.Lock.Timeout))
+		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays, strconv.Quote(d.Lock.Timeout),
+		strconv.Quote(d.Secrets.Mode))
 }

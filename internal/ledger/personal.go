@@ -70,13 +70,27 @@ func LoadPersonal(path string) (*File, error) {
 // is a *DuplicateError; a file in the middle of a merge is a
 // *ConflictError. The caller holds the lock (PersonalLockPath).
 func AddPersonal(path, text string) (Fact, error) {
+	f, _, err := AddPersonalUnder(secrets.Policy{}, path, text)
+	return f, err
+}
+
+// AddPersonalUnder is AddPersonal with the write gate under policy (the
+// workspace's [secrets] table): in redact mode the preference is written
+// with its secrets replaced, and the replacements are returned.
+func AddPersonalUnder(policy secrets.Policy, path, text string) (Fact, []secrets.Redaction, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Fact{}, errors.New("no text: say the preference")
+		return Fact{}, nil, errors.New("no text: say the preference")
 	}
-	if err := secrets.Check(secrets.Field{Name: "text", Text: text}); err != nil {
-		return Fact{}, err
+	red, err := policy.Pass(secrets.Text{Name: "text", S: &text})
+	if err != nil {
+		return Fact{}, nil, err
 	}
+	f, err := addPersonal(path, text)
+	return f, red, err
+}
+
+func addPersonal(path, text string) (Fact, error) {
 	f, err := LoadPersonal(path)
 	if err != nil {
 		return Fact{}, err

@@ -467,3 +467,25 @@ func TestPrimeDisabled(t *testing.T) {
 		t.Errorf("prime with prime off = %q (error %v), want the note", text, isErr)
 	}
 }
+
+// TestRedactMode: with [secrets] mode = "redact" the tools store
+// [REDACTED:<rule>] and say what they redacted among the result's notes,
+// as the CLI says it on stderr.
+func TestRedactMode(t *testing.T) {
+	f := newFixture(t, "[secrets]\nmode = \"redact\"\n")
+	secret := secretstest.Secrets()[0].Text
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"task", map[string]any{"action": "create", "title": "deploy", "description": "use " + secret}},
+		{"propose", map[string]any{"category": "pitfalls", "text": "CI uses " + secret, "reason": "r"}},
+		{"record_run", map[string]any{"run_id": "r-red", "gotchas": []string{"the key is " + secret}}},
+	} {
+		text, isErr := f.call(c.tool, c.args)
+		if isErr || !strings.Contains(text, "[REDACTED:github-pat]") || strings.Contains(text, "ghp_") ||
+			!strings.Contains(text, "warning: redacted github-pat in field ") {
+			t.Errorf("%s: error %v:\n%s", c.tool, isErr, text)
+		}
+	}
+}

@@ -82,9 +82,10 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 		return nil, &RefusedError{Reason: fmt.Sprintf("the error excerpt is %d characters, over the limit of %d", utf8.RuneCountInString(in.Excerpt), MaxExcerptChars),
 			Hint: "keep the lines that identify the error; raw logs stay out of memory"}
 	}
-	fields := append(playbookGateFields(in.Signature, in.ErrorText, in.Excerpt, steps, in.Reason, in.Evidence),
-		secrets.Field{Name: "author", Text: in.Author, OneLine: true})
-	if err := secrets.Check(fields...); err != nil {
+	in.Evidence = slices.Clone(in.Evidence)
+	fields := append(playbookGateFields(&in.Signature, &in.ErrorText, &in.Excerpt, steps, &in.Reason, in.Evidence),
+		secrets.Text{Name: "author", S: &in.Author, OneLine: true})
+	if err := b.gate(fields...); err != nil {
 		return nil, err
 	}
 	pb, err := b.Playbook(in.Signature)
@@ -122,12 +123,12 @@ func (b *Book) ProposePlaybook(in PlaybookInput, now time.Time, rand io.Reader) 
 
 // playbookGateFields are the gate's fields for what a playbook proposal
 // stores and its approval writes.
-func playbookGateFields(signature, errorText, excerpt string, steps []string, reason string, evidence []Evidence) []secrets.Field {
-	fields := []secrets.Field{{Name: "signature", Text: signature, OneLine: true}, {Name: "error_text", Text: errorText}, {Name: "excerpt", Text: excerpt}}
-	for _, s := range steps {
-		fields = append(fields, secrets.Field{Name: "steps", Text: s})
+func playbookGateFields(signature, errorText, excerpt *string, steps []string, reason *string, evidence []Evidence) []secrets.Text {
+	fields := []secrets.Text{{Name: "signature", S: signature, OneLine: true}, {Name: "error_text", S: errorText}, {Name: "excerpt", S: excerpt}}
+	for i := range steps {
+		fields = append(fields, secrets.Text{Name: "steps", S: &steps[i]})
 	}
-	return append(fields, gateFields("", reason, evidence)[1:]...)
+	return append(fields, gateFields(new(string), reason, evidence)[1:]...)
 }
 
 // refusePendingPlaybook refuses steps that a pending proposal for the
@@ -170,7 +171,7 @@ func (b *Book) approvePlaybook(p *Proposal, text, reviewer string, now time.Time
 	}
 	// The proposal file may come from a pull, written by hand: what would
 	// be written passes the gate here too.
-	if err := secrets.Check(playbookGateFields(p.Signature, p.ErrorText, p.Excerpt, p.Steps, p.Reason, p.Evidence)...); err != nil {
+	if err := b.gate(playbookGateFields(&p.Signature, &p.ErrorText, &p.Excerpt, p.Steps, &p.Reason, p.Evidence)...); err != nil {
 		return err
 	}
 	pb, err := b.Playbook(p.Signature)

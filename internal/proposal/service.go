@@ -35,6 +35,12 @@ type Book struct {
 	Config                     config.Facts
 	// Matcher finds similar facts; nil means Lexical.
 	Matcher Matcher
+	// Secrets is the write gate's policy ([secrets] in config.toml); the
+	// zero Policy refuses every secret.
+	Secrets secrets.Policy
+	// Redactions lists what the gate replaced (redact mode) in the
+	// writes made through the book, for the front-end to report.
+	Redactions []secrets.Redaction
 }
 
 // RefusedError is a proposal memctl will not file.
@@ -166,7 +172,7 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	case strings.TrimSpace(in.Reason) == "":
 		return nil, &RefusedError{Reason: "no reason", Hint: "say why the fact matters with --reason"}
 	}
-	if err := gateInput(in); err != nil {
+	if err := b.gateInput(&in); err != nil {
 		return nil, err
 	}
 	if err := b.checkLength(in.Content); err != nil {
@@ -247,19 +253,33 @@ func (b *Book) Propose(in Input, now time.Time, rand io.Reader) (*Proposal, erro
 	return p, b.Proposals.Save(p)
 }
 
-// gateInput passes what a proposal stores through the write gate.
-func gateInput(in Input) error {
-	fields := append(gateFields(in.Content, in.Reason, in.Evidence),
-		secrets.Field{Name: "author", Text: in.Author, OneLine: true}, secrets.Field{Name: "fact", Text: in.FactID, OneLine: true})
-	return secrets.Check(fields...)
+// gateInput passes what a proposal stores through the write gate; in
+// redact mode in's text comes back redacted.
+func (b *Book) gateInput(in *Input) error {
+	in.Evidence = slices.Clone(in.Evidence)
+	fields := append(gateFields(&in.Content, &in.Reason, in.Evidence),
+		secrets.Text{Name: "author", S: &in.Author, OneLine: true}, secrets.Text{Name: "fact", S: &in.FactID, OneLine: true})
+	return b.gate(fields...)
+}
+
+// gate passes texts through the write gate under the book's policy,
+// writing redacted text back and keeping the list of redactions.
+func (b *Book) gate(ts ...secrets.Text) error {
+	red, err := b.Secrets.Pass(ts...)
+	if err != nil {
+		return err
+	}
+	b.Redactions = append(b.Redactions, red...)
+	return nil
 }
 
 // gateFields are the gate's fields for a proposal's text (none for a
-// removal's empty text), reason and evidence.
-func gateFields(text, reason string, evidence []Evidence) []secrets.Field {
-	fields := []secrets.Field{{Name: "text", Text: text}, {Name: "reason", Text: reason}}
-	for _, e := range evidence {
-		fields = append(fields, secrets.Field{Name: "evidence", Text: e.Ref, OneLine: true})
+// removal's empty text), reason and evidence (written into in place in
+// redact mode: clone a slice the caller keeps).
+func gateFields(text, reason *string, evidence []Evidence) []secrets.Text {
+	fields := []secrets.Text{{Name: "text", S: text}, {Name: "reason", S: reason}}
+	for i := range evidence {
+		fields = append(fields, secrets.Text{Name: "evidence", S: &evidence[i].Ref, OneLine: true})
 	}
 	return fields
 }
@@ -434,8 +454,17 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 	if p.Action == ActionRemove {
 		final = ""
 	}
-	if err := secrets.Check(gateFields(final, p.Reason, p.Evidence)...); err != nil {
+	// In redact mode what is written (the fact, the proposal file's
+	// reason and evidence) is the redacted text.
+	if err := b.gate(gateFields(&final, &p.Reason, p.Evidence)...); err != nil {
 		return err
+	}
+	if final != cmp.Or(edited, p.Content) && p.Action != ActionRemove {
+		if edited != "" {
+			edited = final
+		} else {
+			p.Content = final
+		}
 	}
 	if p.Action != ActionRemove {
 		if err := b.checkLength(final); err != nil {
@@ -443,8 +472,8 @@ func (b *Book) Approve(p *Proposal, text, reviewer string, overBudget bool, now 
 		}
 	}
 	if edited != "" {
-		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: text})
-		p.Content = text
+		p.History = append(p.History, Event{Action: "edited", By: reviewer, At: now.UTC().Truncate(time.Second), OldContent: p.Content, NewContent: edited})
+		p.Content = edited
 	}
 	if lines, budget, what := b.projected(l, p, target); lines > budget && !overBudget {
 		return &BudgetError{Lines: lines, Budget: budget, What: what}
@@ -509,7 +538,7 @@ func (b *Book) Reject(p *Proposal, feedback, reviewer string, now time.Time) err
 	if strings.TrimSpace(feedback) == "" {
 		return &RefusedError{Reason: "a rejection needs feedback", Hint: `say what the agent should do differently: --feedback "…"`}
 	}
-	if err := secrets.Check(secrets.Field{Name: "feedback", Text: feedback}); err != nil {
+	if err := b.gate(secrets.Text{Name: "feedback", S: &feedback}); err != nil {
 		return err
 	}
 	now = now.UTC().Truncate(time.Second)

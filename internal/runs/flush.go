@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memctl/memctl/internal/secrets"
 	"path/filepath"
 	"time"
 
@@ -37,6 +38,10 @@ type FlushRequest struct {
 	Lock func(ctx context.Context) (release func(), err error)
 	// Tasks says where progress notes go; nil: no notes.
 	Tasks *TaskNotes
+	// Secrets is the workspace's [secrets] policy: a flush always
+	// redacts (whatever its mode), except what its allow-list lets
+	// through.
+	Secrets secrets.Policy
 	// AfterRecord, when set, is called with the stored record once it is
 	// written, still under the lock (the front-end files what recording
 	// it makes worth a proposal: consolidate.AfterRecord). Its failures
@@ -119,7 +124,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 	if notes != nil {
 		rec.TaskIDs = union(rec.TaskIDs, notes.ids, func(a, b string) bool { return a == b })
 	}
-	res.Entry, res.Created, err = req.Store.Put(rec, PutOptions{Now: req.Context.Now, Gate: Redact, Merge: mergeFlush})
+	res.Entry, res.Created, err = req.Store.Put(rec, PutOptions{Now: req.Context.Now, Gate: Redact, Secrets: req.Secrets, Merge: mergeFlush})
 	if err != nil {
 		return res, err
 	}

@@ -121,7 +121,7 @@ func openNotes(req *TaskNotes) (*noteTasks, error) {
 // left alone when it says line already. It saves the graph once, and
 // returns the tasks it changed and what kept the others from a note.
 func (n *noteTasks) write(id, line string, now time.Time) ([]string, error) {
-	line, err := redact(line, true)
+	line, _, err := redact(n.req.Workspace.Config.Secrets.Policy, line, true)
 	if err != nil {
 		return nil, fmt.Errorf("progress note: %w", err)
 	}

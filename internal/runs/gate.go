@@ -93,57 +93,93 @@ func (r *Record) extras() []struct {
 	return out
 }
 
-// pass sends r's text through the gate, changing it in place in Redact
-// mode.
-func (g Gate) pass(r *Record) error {
+// pass sends r's text through the gate under policy (the workspace's
+// [secrets] table), changing it in place where it redacts, and returns
+// what it redacted. Refuse follows the policy's mode (refusing, or
+// redacting secrets, while refusing characters a terminal acts on);
+// Redact always redacts both.
+func (g Gate) pass(r *Record, policy secrets.Policy) ([]secrets.Redaction, error) {
 	ts := r.texts()
 	if g == Refuse {
-		fs := make([]secrets.Field, 0, len(ts))
+		texts := make([]secrets.Text, 0, len(ts))
 		for _, t := range ts {
-			fs = append(fs, secrets.Field{Name: t.name, Text: *t.s, OneLine: t.oneLine})
+			texts = append(texts, secrets.Text{Name: t.name, S: t.s, OneLine: t.oneLine})
 		}
+		type extra struct {
+			fs fields
+			i  int
+			s  string
+		}
+		var extras []*extra
 		for _, x := range r.extras() {
-			for _, f := range x.fs {
-				fs = append(fs, secrets.Field{Name: join(x.name, f.key), Text: string(f.value)})
+			for i, f := range x.fs {
+				e := &extra{fs: x.fs, i: i, s: string(f.value)}
+				extras = append(extras, e)
+				texts = append(texts, secrets.Text{Name: join(x.name, f.key), S: &e.s})
 			}
 		}
-		return secrets.Check(fs...)
-	}
-	for _, t := range ts {
-		s, err := redact(*t.s, t.oneLine)
+		red, err := policy.Pass(texts...)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.name, err)
+			return nil, err
+		}
+		for _, e := range extras {
+			setExtra(e.fs, e.i, e.s)
+		}
+		return red, nil
+	}
+	policy.Mode = secrets.ModeRedact
+	var red []secrets.Redaction
+	for _, t := range ts {
+		s, found, err := redact(policy, *t.s, t.oneLine)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name, err)
 		}
 		*t.s = s
+		red = appendRedactions(red, t.name, found)
 	}
 	for _, x := range r.extras() {
 		for i, f := range x.fs {
-			s, err := redact(string(f.value), false)
+			s, found, err := redact(policy, string(f.value), false)
 			if err != nil {
-				return fmt.Errorf("%s: %w", join(x.name, f.key), err)
+				return nil, fmt.Errorf("%s: %w", join(x.name, f.key), err)
 			}
-			if s == string(f.value) {
-				continue
-			}
-			if !json.Valid([]byte(s)) {
-				s = string(marshal(s)) // a redaction that broke the JSON: kept as text
-			}
-			x.fs[i].value = json.RawMessage(s)
+			setExtra(x.fs, i, s)
+			red = appendRedactions(red, join(x.name, f.key), found)
 		}
 	}
-	return nil
+	return red, nil
 }
 
-// redact is s with credentials redacted and every character the gate
-// refuses replaced: U+FFFD for control characters, escapes and bidi
-// overrides; a space for a line break in one-line text.
-func redact(s string, oneLine bool) (string, error) {
-	out, _, err := secrets.Redact(s)
+// setExtra sets the JSON text of unknown key i to s, as text when the
+// redaction broke the JSON.
+func setExtra(fs fields, i int, s string) {
+	if s == string(fs[i].value) {
+		return
+	}
+	if !json.Valid([]byte(s)) {
+		s = string(marshal(s)) // a redaction that broke the JSON: kept as text
+	}
+	fs[i].value = json.RawMessage(s)
+}
+
+func appendRedactions(red []secrets.Redaction, field string, found []secrets.Finding) []secrets.Redaction {
+	for _, f := range found {
+		red = append(red, secrets.Redaction{Field: field, Finding: f})
+	}
+	return red
+}
+
+// redact is s with credentials redacted (those policy does not allow) and
+// every character the gate refuses replaced: U+FFFD for control
+// characters, escapes and bidi overrides; a space for a line break in
+// one-line text.
+func redact(policy secrets.Policy, s string, oneLine bool) (string, []secrets.Finding, error) {
+	out, found, err := policy.RedactText(s)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if secrets.CheckText(secrets.Field{Text: out, OneLine: oneLine}) == nil {
-		return out, nil
+		return out, found, nil
 	}
 	out = strings.ReplaceAll(out, "\r\n", "\n")
 	return strings.Map(func(r rune) rune {
@@ -159,5 +195,5 @@ func redact(s string, oneLine bool) (string, error) {
 			return 0xfffd
 		}
 		return r
-	}, strings.ToValidUTF8(out, "\ufffd")), nil
+	}, strings.ToValidUTF8(out, "\ufffd")), found, nil
 }

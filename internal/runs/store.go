@@ -3,6 +3,7 @@ package runs
 import (
 	"errors"
 	"fmt"
+	"github.com/memctl/memctl/internal/secrets"
 	"io/fs"
 	"os"
 	"path"
@@ -33,7 +34,10 @@ type Store struct {
 type Entry struct {
 	Path   string
 	Record *Record
-	file   string // on disk, when known (else fileOf derives it from Path)
+	// Redactions lists what the write gate replaced when Put stored the
+	// record (redact mode, or flush); nil otherwise.
+	Redactions []secrets.Redaction
+	file       string // on disk, when known (else fileOf derives it from Path)
 }
 
 // Month is the directory name of a run that started at t: its UTC year and
@@ -143,6 +147,9 @@ type PutOptions struct {
 	// Gate is how text passes the secret gate: Refuse (what agents type)
 	// or Redact (what hooks mine from transcripts).
 	Gate Gate
+	// Secrets is the workspace's [secrets] policy: its allow-list holds
+	// in both gates, its mode in Refuse.
+	Secrets secrets.Policy
 	// Merge combines the stored record with the new one; nil is Merge.
 	// Flush passes one that first drops what its earlier flushes of the
 	// session summed up and the new record sums up again.
@@ -175,7 +182,8 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 			in.Errors[i].Signature = signature.Of(in.Errors[i].Excerpt).Hash
 		}
 	}
-	if err := opts.Gate.pass(in); err != nil {
+	redacted, err := opts.Gate.pass(in, opts.Secrets)
+	if err != nil {
 		return Entry{}, false, err
 	}
 	for i := range in.Errors {
@@ -210,7 +218,7 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {
 		return Entry{}, false, err
 	}
-	return Entry{Path: s.rel(p), Record: in, file: p}, created, nil
+	return Entry{Path: s.rel(p), Record: in, Redactions: redacted, file: p}, created, nil
 }
 
 // InvalidError is a record memctl will not write: a field holds a value

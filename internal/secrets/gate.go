@@ -44,28 +44,17 @@ func (e *TextError) Error() string {
 	return fmt.Sprintf("field %q has %s at line %d, column %d", e.Field, e.What, e.Line, e.Column)
 }
 
-// Check is the one gate for text memctl writes into memory: every writer
-// (task create, update, comment and close, propose, an edited approval)
-// passes its fields through it. It returns a *TextError for the first
-// field with a character a terminal would act on, else a *RefusedError for
-// the first field holding a secret, else nil. Carriage returns are allowed
-// only before a newline, so text pasted with CRLF line ends passes.
+// Check is the write gate with the default policy (Policy{}.Gate: refuse,
+// no allow-list), for text no workspace's [secrets] table governs. It
+// returns a *TextError for the first field with a character a terminal
+// would act on, else a *RefusedError for the first field holding a
+// secret, else nil. Carriage returns are allowed only before a newline,
+// so text pasted with CRLF line ends passes. Every writer of a workspace
+// (task create, update, comment and close, propose, review, playbooks,
+// run records, preferences) calls its Policy's Gate or Pass instead.
 func Check(fields ...Field) error {
-	for _, f := range fields {
-		if err := CheckText(f); err != nil {
-			return err
-		}
-	}
-	for _, f := range fields {
-		found, err := Scan(f.Text)
-		if err != nil {
-			return err
-		}
-		if len(found) > 0 {
-			return &RefusedError{Field: f.Name, Findings: found}
-		}
-	}
-	return nil
+	_, _, err := Policy{}.Gate(fields...)
+	return err
 }
 
 // MayAct reports whether r is a character CheckText may refuse in text
@@ -126,28 +115,30 @@ func CheckText(f Field) error {
 
 // Redact replaces every secret in text with [REDACTED:<rule id>] and
 // returns the result and what it replaced (positions in the original
-// text). It is for writers that must never fail, such as a session's
-// flush, where refusing would lose the rest of the text.
-func Redact(text string) (string, []Finding, error) {
-	found, err := scan(text)
-	if err != nil || len(found) == 0 {
-		return text, nil, err
-	}
+// text). It is Policy{}.RedactText: no allow-list.
+func Redact(text string) (string, []Finding, error) { return Policy{}.RedactText(text) }
+
+// replace writes text with the secret of each finding replaced by
+// [REDACTED:<rule id>], and returns what it replaced, in order, at the
+// secret's position. Only the secret goes (the rule's secret group: in
+// "export TOKEN=ghp_…", the token), not the rest of the match. Secrets
+// that overlap (two rules matching the same token, or a specific rule's
+// secret inside a generic one's) are replaced by one marker over their
+// union, named after the first; a finding without a secret (an empty
+// group) replaces its whole match.
+func replace(text string, found []finding) (string, []Finding) {
 	type span struct {
 		start, end int
-		rule       string
+		f          *finding
 	}
 	spans := make([]span, 0, len(found))
-	for _, f := range found {
-		start := f.offset
-		if i := strings.Index(text[f.offset:], f.secret); f.secret != "" && i >= 0 {
-			start += i
-		}
-		end := start + len(f.secret)
+	for i := range found {
+		f := &found[i]
+		start, end := f.secretAt, f.secretAt+len(f.secret)
 		if f.secret == "" {
-			end = start
+			start, end = f.offset, f.matchEnd
 		}
-		spans = append(spans, span{start, end, f.rule.id})
+		spans = append(spans, span{start, end, f})
 	}
 	sort.Slice(spans, func(i, j int) bool {
 		if spans[i].start != spans[j].start {
@@ -159,16 +150,19 @@ func Redact(text string) (string, []Finding, error) {
 	b.Grow(len(text))
 	out := make([]Finding, 0, len(spans))
 	at := 0
-	for _, s := range spans {
-		if s.start < at { // inside a span already redacted
-			continue
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		end := s.end
+		j := i + 1
+		for ; j < len(spans) && spans[j].start < end; j++ {
+			end = max(end, spans[j].end)
 		}
 		b.WriteString(text[at:s.start])
-		b.WriteString("[REDACTED:" + s.rule + "]")
+		b.WriteString("[REDACTED:" + s.f.rule.id + "]")
 		line, col := position(text, s.start)
-		out = append(out, Finding{RuleID: s.rule, Line: line, Column: col})
-		at = s.end
+		out = append(out, Finding{RuleID: s.f.rule.id, Line: line, Column: col, Fingerprint: Fingerprint(s.f.rule.id, s.f.secret)})
+		at, i = end, j
 	}
 	b.WriteString(text[at:])
-	return b.String(), out, nil
+	return b.String(), out
 }

@@ -211,10 +211,15 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 	find := func(s string) ([]finding, error) {
 		set.reset()
 		x.match(s, set)
-		if len(set.list) == 0 {
-			return nil, nil
+		var found []finding
+		if len(set.list) > 0 {
+			var err error
+			if found, err = scanRules(s, set.list); err != nil {
+				return nil, err
+			}
 		}
-		return scanRules(s, set.list)
+		own, err := scanOwn(s)
+		return append(found, own...), err
 	}
 	scan := func(n, at int, s string) error {
 		found, err := find(s)
@@ -240,7 +245,7 @@ func scanJSONLines(text string, first int) ([]Finding, error) {
 			return err
 		}
 		for _, f := range found {
-			out = append(out, Finding{RuleID: f.rule.id, Line: n, Column: span[0] + at[f.offset] + 1})
+			out = append(out, Finding{RuleID: f.rule.id, Line: n, Column: span[0] + at[f.offset] + 1, Fingerprint: Fingerprint(f.rule.id, f.secret)})
 		}
 		return nil
 	}

@@ -11,6 +11,9 @@ type Match struct {
 	Line   int    // 0-based line of the match's start, gitleaks' StartLine
 	Offset int    // byte offset of the match in the text
 	Secret string // the rule's secret group of the match, or all of it
+	// Own is set for a finding of one of memctl's own rules (IsOwnRule),
+	// which gitleaks does not have.
+	Own bool
 }
 
 // Matches is Scan as gitleaks' DetectString reports it: secrets included,
@@ -23,7 +26,7 @@ func Matches(text string) ([]Match, error) {
 	}
 	out := make([]Match, len(found))
 	for i, f := range found {
-		out[i] = Match{RuleID: f.rule.id, Line: f.line, Offset: f.offset, Secret: f.secret}
+		out[i] = Match{RuleID: f.rule.id, Line: f.line, Offset: f.offset, Secret: f.secret, Own: IsOwnRule(f.rule.id)}
 	}
 	return out, nil
 }

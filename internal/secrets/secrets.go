@@ -30,10 +30,13 @@ type Finding struct {
 	RuleID string
 	Line   int // 1-based
 	Column int // 1-based, in bytes
+	// Fingerprint identifies the finding (see Fingerprint), for the
+	// allow-list.
+	Fingerprint string
 }
 
 func (f Finding) String() string {
-	return fmt.Sprintf("%s at line %d, column %d", f.RuleID, f.Line, f.Column)
+	return fmt.Sprintf("%s at line %d, column %d (fingerprint %s)", f.RuleID, f.Line, f.Column, f.Fingerprint)
 }
 
 // Describe lists findings for an error message, without the secrets.
@@ -53,6 +56,9 @@ type rule struct {
 	entropy     float64
 	keywords    []string // lower case; none means always run
 	allowlists  []allowlist
+	// sameUserPass (memctl's own URL rule): a match whose groups 1 and 2
+	// (user and password) are the same is no finding.
+	sameUserPass bool
 }
 
 type target uint8
@@ -96,6 +102,10 @@ type finding struct {
 	line   int    // 0-based, as gitleaks counts for its duplicate filter
 	offset int    // byte offset of the match
 	secret string // the secret (a capture group of the match, or all of it)
+	// secretAt is the byte offset of the secret in the text: what
+	// redaction replaces is the secret, not the whole match.
+	secretAt int
+	matchEnd int // the byte offset of the match's end
 }
 
 const allowSignature = "gitleaks:allow"
@@ -115,7 +125,7 @@ func positions(text string, found []finding) []Finding {
 	out := make([]Finding, len(found))
 	for i, f := range found {
 		line, col := position(text, f.offset)
-		out[i] = Finding{RuleID: f.rule.id, Line: line, Column: col}
+		out[i] = Finding{RuleID: f.rule.id, Line: line, Column: col, Fingerprint: Fingerprint(f.rule.id, f.secret)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Line != out[j].Line {
@@ -134,7 +144,12 @@ func positions(text string, found []finding) []Finding {
 func scan(text string) ([]finding, error) {
 	set := newRuleSet()
 	keywords().match(text, set)
-	return scanRules(text, set.list)
+	found, err := scanRules(text, set.list)
+	if err != nil {
+		return nil, err
+	}
+	own, err := scanOwn(text)
+	return append(found, own...), err
 }
 
 // scanRules runs the rules of the list, which are those whose keywords
@@ -189,6 +204,7 @@ func scanRules(text string, list []int) ([]finding, error) {
 // in the order of gitleaks' detectRule: the allow signature, the secret
 // group, entropy, then the global and the rule's allowlists.
 func (r *rule) check(text string, re *regexp.Regexp, newlines []int, start, end int) (finding, bool, error) {
+	lead := len(text[start:end]) - len(strings.TrimLeft(text[start:end], "\n"))
 	match := strings.Trim(text[start:end], "\n")
 	end = start + len(match) // as gitleaks does (its issue 1352)
 	loc := locate(newlines, text, start, end)
@@ -200,17 +216,17 @@ func (r *rule) check(text string, re *regexp.Regexp, newlines []int, start, end 
 		return finding{}, false, nil
 	}
 
-	secret := match
-	if groups := re.FindStringSubmatch(match); len(groups) >= 2 {
+	secret, at := match, 0
+	if idx := re.FindStringSubmatchIndex(match); len(idx) >= 4 {
 		if r.secretGroup > 0 {
-			if len(groups) <= r.secretGroup {
+			if len(idx)/2 <= r.secretGroup {
 				return finding{}, false, nil
 			}
-			secret = groups[r.secretGroup]
+			secret, at = group(match, idx, r.secretGroup)
 		} else {
-			for _, g := range groups[1:] {
-				if g != "" {
-					secret = g
+			for g := 1; g < len(idx)/2; g++ {
+				if s, a := group(match, idx, g); s != "" {
+					secret, at = s, a
 					break
 				}
 			}
@@ -230,7 +246,16 @@ func (r *rule) check(text string, re *regexp.Regexp, newlines []int, start, end 
 			}
 		}
 	}
-	return finding{rule: r, line: loc.startLine, offset: start, secret: secret}, true, nil
+	return finding{rule: r, line: loc.startLine, offset: start, secret: secret, secretAt: start + lead + at, matchEnd: end}, true, nil
+}
+
+// group is capture group g of a match of s and its offset in s ("" and 0
+// when the group took no part in the match).
+func group(s string, idx []int, g int) (string, int) {
+	if idx[2*g] < 0 {
+		return "", 0
+	}
+	return s[idx[2*g]:idx[2*g+1]], idx[2*g]
 }
 
 // allows reports whether the allowlist lets a finding through unreported.

@@ -96,7 +96,7 @@ func (s *Store) AddComment(id, author, text string, rand io.Reader, now time.Tim
 	if strings.TrimSpace(text) == "" {
 		return Comment{}, &ValidationError{Field: "text", Message: "must not be empty"}
 	}
-	if err := gate(oneLineField("author", author), textField("comment", text)); err != nil {
+	if err := s.gate(oneLineField("author", &author), textField("comment", &text)); err != nil {
 		return Comment{}, err
 	}
 	var cid string

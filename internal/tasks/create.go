@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/memctl/memctl/internal/secrets"
 )
 
 // ValidStatus reports whether s is a status memctl may set.
@@ -100,14 +98,15 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 	if err := checkPriority(n.Priority); err != nil {
 		return nil, err
 	}
-	fields := []secrets.Field{oneLineField("title", n.Title), textField("description", n.Description), textField("design", n.Design),
-		textField("acceptance_criteria", n.Acceptance), textField("notes", n.Notes), oneLineField("assignee", n.Assignee), oneLineField("parent", n.Parent),
-		oneLineField("created_by", who.Name), oneLineField("owner", who.Email)}
+	n.Labels, n.Deps = slices.Clone(n.Labels), slices.Clone(n.Deps) // redact mode writes into them
+	fields := []text{oneLineField("title", &n.Title), textField("description", &n.Description), textField("design", &n.Design),
+		textField("acceptance_criteria", &n.Acceptance), textField("notes", &n.Notes), oneLineField("assignee", &n.Assignee), oneLineField("parent", &n.Parent),
+		oneLineField("created_by", &who.Name), oneLineField("owner", &who.Email)}
 	fields = append(fields, labelFields("labels", n.Labels)...)
-	for _, d := range n.Deps {
-		fields = append(fields, oneLineField("deps", d.ID))
+	for i := range n.Deps {
+		fields = append(fields, oneLineField("deps", &n.Deps[i].ID))
 	}
-	if err := gate(fields...); err != nil {
+	if err := s.gate(fields...); err != nil {
 		return nil, err
 	}
 	typ, ok := NormalizeType(n.Type)

@@ -16,7 +16,7 @@ func (s *Store) AddDep(from, to, typ string, who Actor, now time.Time) error {
 	if from == to {
 		return &ValidationError{Field: "depends_on_id", Message: "an issue cannot depend on itself"}
 	}
-	if err := gate(oneLineField("depends_on_id", to), oneLineField("created_by", who.Name)); err != nil {
+	if err := s.gate(oneLineField("depends_on_id", &to), oneLineField("created_by", &who.Name)); err != nil {
 		return err
 	}
 	iss, err := s.Get(from)

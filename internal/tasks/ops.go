@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Actor is who makes a change.
@@ -29,7 +27,7 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := gateChanges(c); err != nil {
+	if c, err = s.gateChanges(c); err != nil {
 		return nil, err
 	}
 	r := iss.rec
@@ -88,23 +86,28 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 	return s.touch(r, now)
 }
 
-// gateChanges passes the text an update sets through the write gate.
-func gateChanges(c Changes) error {
-	var fields []secrets.Field
-	add := func(f func(string, string) secrets.Field, name string, v *string) {
-		if v != nil {
-			fields = append(fields, f(name, *v))
+// gateChanges passes the text an update sets through the write gate and
+// returns the changes with that text as the gate let it through (redacted
+// in redact mode), never writing through c's pointers.
+func (s *Store) gateChanges(c Changes) (Changes, error) {
+	var fields []text
+	add := func(f func(string, *string) text, name string, v **string) {
+		if *v != nil {
+			cp := **v
+			*v = &cp
+			fields = append(fields, f(name, &cp))
 		}
 	}
-	add(oneLineField, "title", c.Title)
-	add(textField, "description", c.Description)
-	add(textField, "design", c.Design)
-	add(textField, "notes", c.Notes)
-	add(textField, "append_notes", c.AppendNotes)
-	add(oneLineField, "assignee", c.Assignee)
-	add(oneLineField, "status", c.Status)
+	add(oneLineField, "title", &c.Title)
+	add(textField, "description", &c.Description)
+	add(textField, "design", &c.Design)
+	add(textField, "notes", &c.Notes)
+	add(textField, "append_notes", &c.AppendNotes)
+	add(oneLineField, "assignee", &c.Assignee)
+	add(oneLineField, "status", &c.Status)
+	c.AddLabels = slices.Clone(c.AddLabels)
 	fields = append(fields, labelFields("labels", c.AddLabels)...)
-	return gate(fields...)
+	return c, s.gate(fields...)
 }
 
 // setStatus changes the status keeping bd's invariants: closed_at exactly
@@ -165,7 +168,7 @@ func (s *Store) Close(id, reason string, now time.Time) (*Issue, error) {
 	if iss.Status == StatusClosed {
 		return iss, nil
 	}
-	if err := gate(textField("close_reason", reason)); err != nil {
+	if err := s.gate(textField("close_reason", &reason)); err != nil {
 		return nil, err
 	}
 	now = now.UTC().Truncate(time.Second)

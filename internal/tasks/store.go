@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Store is the content of an issues.jsonl file: every record in file
@@ -26,6 +27,12 @@ type Store struct {
 	bom bool
 	// cachePath is where Save refreshes the derived cache ("" for none).
 	cachePath string
+	// Secrets is the write gate's policy ([secrets] in config.toml); the
+	// zero Policy refuses every secret.
+	Secrets secrets.Policy
+	// Redactions lists the secrets the gate replaced (redact mode) in the
+	// writes since the store was loaded, for the front-end to report.
+	Redactions []secrets.Redaction
 }
 
 // Load reads path. A missing file is an empty store. A line that cannot

@@ -91,9 +91,38 @@ func ourFindings(t testing.TB, text string) []same {
 	}
 	out := make([]same, 0, len(found))
 	for _, f := range found {
+		if f.Own {
+			// memctl's own rules (docs/secrets.md) find what gitleaks
+			// has no rule for: never compared, always memctl's.
+			if !secrets.IsOwnRule(f.RuleID) {
+				t.Errorf("finding of rule %q is marked as memctl's own", f.RuleID)
+			}
+			continue
+		}
 		out = append(out, same{f.RuleID, f.Line, f.Offset, f.Secret})
 	}
 	return sorted(out)
+}
+
+// TestOwnRulesAddToGitleaks: a URL's password, which gitleaks' rules do
+// not find, is a finding of memctl's own rule only, and gitleaks'
+// findings on the same text stay as they are.
+func TestOwnRulesAddToGitleaks(t *testing.T) {
+	text := "conn = postgres://admin:S3cr3tP4ssw0rd@db.internal:5432/app\ntoken: ghp_R8x2Lq9ZpT4vW7nK1mB5cY3dF6gH0jS2aE9u"
+	agree(t, text)
+	found, err := secrets.Matches(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own []string
+	for _, f := range found {
+		if f.Own {
+			own = append(own, f.RuleID+" "+f.Secret)
+		}
+	}
+	if want := []string{"memctl-url-credentials S3cr3tP4ssw0rd"}; !slices.Equal(own, want) {
+		t.Errorf("memctl's own findings = %q, want %q", own, want)
+	}
 }
 
 func sorted(s []same) []same {
