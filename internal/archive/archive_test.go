@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/secrets/secretstest"
 )
 
@@ -452,4 +454,57 @@ func craftModes(t *testing.T, path, content, mode string) []byte {
 	manifest := `{"format":"memctl-export","format_version":1,"memctl_version":"x","created_at":"2026-11-22T10:00:00Z","files":[{"path":"` + path +
 		`","kind":"facts","size":` + strconv.Itoa(len(content)) + `,"sha256":"` + hex.EncodeToString(sum[:]) + `","mode":"` + mode + `"}]}`
 	return craftRaw(t, []byte(manifest), []entry{{name: path, typ: tar.TypeReg, data: content}})
+}
+
+// A secret the workspace's allow-list or the archive's own config.toml
+// lets through is restored: an export of a workspace that allow-lists a
+// false positive restores into a fresh one. Each refusal names the
+// fingerprint to allow-list.
+func TestImportHonoursTheAllowList(t *testing.T) {
+	secret := secretstest.Secrets()[0]
+	found, err := secrets.Scan(secret.Text)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("the test needs one finding: %v, %v", found, err)
+	}
+	fp := found[0].Fingerprint
+	fact := map[string]string{".ledger/facts/pitfalls.md": "- " + secret.Text + "\n"}
+	archiveOf := func(files map[string]string) []byte {
+		var entries []entry
+		for p, d := range files {
+			entries = append(entries, entry{name: p, typ: tar.TypeReg, data: d})
+		}
+		return craft(t, files, entries)
+	}
+
+	_, err = Import(opener(archiveOf(fact)), t.TempDir(), ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "fingerprint "+fp) {
+		t.Fatalf("err %v, want a refusal naming fingerprint %s", err, fp)
+	}
+	allow := secrets.Policy{Allow: []secrets.Allow{{Fingerprint: fp}}}
+	if _, err := Import(opener(archiveOf(fact)), t.TempDir(), ImportOptions{Secrets: allow}); err != nil {
+		t.Errorf("with the workspace's allow-list: %v", err)
+	}
+	other := secrets.Policy{Allow: []secrets.Allow{{Fingerprint: secret.Rule + ":000000000000"}}}
+	if _, err := Import(opener(archiveOf(fact)), t.TempDir(), ImportOptions{Secrets: other}); err == nil {
+		t.Error("another fingerprint let the secret through")
+	}
+
+	withConfig := map[string]string{
+		".ledger/facts/pitfalls.md": fact[".ledger/facts/pitfalls.md"],
+		".ledger/config.toml":       string(config.Starter("d")[".ledger/config.toml"]) + "\n[[secrets.allow]]\nfingerprint = \"" + fp + "\"\nreason = \"a test key\"\n",
+	}
+	dst := t.TempDir()
+	if _, err := Import(opener(archiveOf(withConfig)), dst, ImportOptions{}); err != nil {
+		t.Fatalf("with the archive's allow-list: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dst, ".ledger/facts/pitfalls.md")); string(got) != fact[".ledger/facts/pitfalls.md"] {
+		t.Errorf("restored %q", got)
+	}
+
+	broken := map[string]string{".ledger/config.toml": "[secrets]\nmode = \"shred\"\n"}
+	_, err = Import(opener(archiveOf(broken)), t.TempDir(), ImportOptions{})
+	var ce *ContentError
+	if !errors.As(err, &ce) || ce.Line != 2 || ce.Field != "secrets.mode" {
+		t.Fatalf("err %v, want a *ContentError naming line 2, field secrets.mode", err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -55,6 +56,9 @@ func FindBeadsJSONL(p string) (string, error) {
 // BeadsOptions say how to import a Beads export.
 type BeadsOptions struct {
 	Force, DryRun bool
+	// Secrets is the workspace's [secrets] policy: a secret its
+	// allow-list lets through passes the gate.
+	Secrets secrets.Policy
 }
 
 // BeadsResult is what FromBeads did.
@@ -89,7 +93,7 @@ func FromBeads(root, src string, opts BeadsOptions) (*BeadsResult, error) {
 	}
 	var gate GateError
 	gate.check(Entry{Path: file, Kind: KindIssues}, data)
-	if len(gate.Findings) > 0 {
+	if gate.allow(opts.Secrets); len(gate.Findings) > 0 {
 		return nil, &gate
 	}
 	target := filepath.Join(root, filepath.FromSlash(config.IssuesFile))

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/secrets"
 	"github.com/memctl/memctl/internal/tasks"
 )
@@ -27,10 +29,23 @@ type GateFinding struct {
 	Path         string
 	Line, Column int
 	Rule         string
+	// Fingerprint is a secret's, as [[secrets.allow]] takes it; "" for a
+	// control character.
+	Fingerprint string
 }
 
 func (f GateFinding) String() string {
+	if f.Fingerprint != "" {
+		return fmt.Sprintf("%s:%d:%d: %s (fingerprint %s)", f.Path, f.Line, f.Column, f.Rule, f.Fingerprint)
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", f.Path, f.Line, f.Column, f.Rule)
+}
+
+// allow drops the secrets the allow-list lets through.
+func (e *GateError) allow(p secrets.Policy) {
+	e.Findings = slices.DeleteFunc(e.Findings, func(f GateFinding) bool {
+		return f.Fingerprint != "" && p.Allows(secrets.Finding{RuleID: f.Rule, Fingerprint: f.Fingerprint})
+	})
 }
 
 func (e *GateError) Error() string {
@@ -58,7 +73,7 @@ func (e *GateError) check(en Entry, data []byte) {
 		return
 	}
 	for _, f := range found {
-		e.Findings = append(e.Findings, GateFinding{Path: en.Path, Line: f.Line, Column: f.Column, Rule: f.RuleID})
+		e.Findings = append(e.Findings, GateFinding{Path: en.Path, Line: f.Line, Column: f.Column, Rule: f.RuleID, Fingerprint: f.Fingerprint})
 	}
 	switch en.Kind {
 	case KindIssues:
@@ -211,6 +226,15 @@ func validate(e Entry, data []byte) error {
 		if probs, _ := tasks.ValidateJSONL(data); len(probs) > 0 {
 			p := probs[0]
 			return &ContentError{Path: e.Path, Line: p.Line, Field: p.Field, Message: p.Message}
+		}
+	case KindConfig:
+		if _, _, err := config.Parse(data, e.Path, config.Default("x")); err != nil {
+			ce := &ContentError{Path: e.Path, Line: 1, Message: err.Error()}
+			var cerr *config.Error
+			if errors.As(err, &cerr) {
+				ce.Line, ce.Field, ce.Message = max(cerr.Line, 1), cerr.Key, cerr.Message
+			}
+			return ce
 		}
 	case KindProposal, KindRun:
 		var v map[string]any

@@ -13,9 +13,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Limits bound what an import reads, so that a crafted archive (a tar
@@ -52,6 +55,11 @@ type ImportOptions struct {
 	// archive restores into a workspace fresh from memctl init.
 	Starter map[string][]byte
 	Limits  Limits
+	// Secrets is the workspace's [secrets] policy. A secret its allow-list
+	// or the archive's config.toml's lets through passes the gate: that
+	// config is what the restored workspace will hold. The mode is not
+	// used: an archive is restored as it is or not at all.
+	Secrets secrets.Policy
 }
 
 // ImportedFile is what an import did (or would do) with one file.
@@ -102,8 +110,15 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 	actions := map[string]string{}
 	var conflicts []string
 	var gate GateError
+	allow := opts.Secrets
 	m, err := readArchive(open, opts.Limits, nil, func(e Entry, data []byte) error {
 		gate.check(e, data)
+		if e.Kind == KindConfig {
+			// A broken one is refused by validate below.
+			if c, _, err := config.Parse(data, e.Path, config.Default("x")); err == nil {
+				allow.Allow = append(slices.Clone(allow.Allow), c.Secrets.Policy.Allow...)
+			}
+		}
 		if err := validate(e, data); err != nil {
 			return err
 		}
@@ -120,7 +135,7 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 	if err != nil {
 		return nil, err
 	}
-	if len(gate.Findings) > 0 {
+	if gate.allow(allow); len(gate.Findings) > 0 {
 		return nil, &gate
 	}
 	if len(conflicts) > 0 {

@@ -105,7 +105,7 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 		return importError(fmt.Errorf("read %s: %w", file, err))
 	}
 	res, err := archive.Import(func() (io.ReadCloser, error) { return os.Open(file) }, ws.Root, archive.ImportOptions{
-		Force: opts.force, DryRun: opts.dryRun, Starter: config.Starter(ws.Config.Tasks.Prefix)})
+		Force: opts.force, DryRun: opts.dryRun, Starter: config.Starter(ws.Config.Tasks.Prefix), Secrets: ws.Config.Secrets.Policy})
 	if err != nil {
 		return importError(err)
 	}
@@ -157,7 +157,7 @@ func runImportBeads(ctx context.Context, env *Env, opts importOptions) error {
 	if err := env.Lock(ctx, ws); err != nil {
 		return err
 	}
-	res, err := archive.FromBeads(ws.Root, opts.fromBeads, archive.BeadsOptions{Force: opts.force, DryRun: opts.dryRun})
+	res, err := archive.FromBeads(ws.Root, opts.fromBeads, archive.BeadsOptions{Force: opts.force, DryRun: opts.dryRun, Secrets: ws.Config.Secrets.Policy})
 	if err != nil {
 		return importError(err)
 	}
