@@ -121,6 +121,9 @@ func patternText(arg string) string {
 			b.WriteString("…")
 			for i++; i+1 < len(arg) && (arg[i+1] == '_' || arg[i+1] == '}' || unicode.IsLetter(rune(arg[i+1])) || unicode.IsDigit(rune(arg[i+1]))); i++ {
 			}
+		case c == '.' && i+1 < len(arg) && (arg[i+1] == '*' || arg[i+1] == '+'):
+			b.WriteString("…") // a wildcard: any text
+			i++
 		case c == '^' || c == '$':
 		default:
 			b.WriteByte(c)
