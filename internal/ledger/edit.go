@@ -110,7 +110,7 @@ func landed(out []byte, f *File, line int) bool {
 // an open fenced code block, or the end marker of an open HTML block. It
 // returns "" when src ends in no such block.
 func openBlockCloser(src []byte) string {
-	doc := mdParser.Parse(text.NewReader(src))
+	doc := mdParser.Parse(text.NewReader(crlfAsLF(src)))
 	last := doc.LastChild()
 	if last == nil || last.Pos() < 0 || last.Pos() > len(src) {
 		return ""

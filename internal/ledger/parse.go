@@ -140,7 +140,7 @@ func Parse(category, path string, src []byte) *File {
 	}
 	lines := splitLines(body)
 	idx := newLineIndex(body)
-	doc := mdParser.Parse(text.NewReader(body))
+	doc := mdParser.Parse(text.NewReader(crlfAsLF(body)))
 	for top := doc.FirstChild(); top != nil; top = top.NextSibling() {
 		list, ok := top.(*ast.List)
 		if !ok {
@@ -159,6 +159,24 @@ func Parse(category, path string, src []byte) *File {
 		}
 	}
 	return f
+}
+
+// crlfAsLF returns src for goldmark with each carriage return before a
+// newline turned into a space, keeping every offset. CommonMark reads CRLF
+// as a line ending, but goldmark reads the CR as text in places: "0)"
+// then CRLF is not an empty list item to it, so the line became the text
+// of the item before. A trailing space changes no block.
+func crlfAsLF(src []byte) []byte {
+	if !bytes.Contains(src, []byte("\r\n")) {
+		return src
+	}
+	out := bytes.Clone(src)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == '\r' && out[i+1] == '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
 }
 
 // blankLines returns a copy of src with the given lines (1-based, sorted)

@@ -78,6 +78,12 @@ func TestParse(t *testing.T) {
 			problems: []int{2, 6},
 		},
 		{
+			name:     "an empty item before CRLF is an empty item, not the text of the one before",
+			src:      "1) one\r\n2)\r\n- three\r\n",
+			facts:    []want{{1, 1, "one", ""}, {3, 3, "three", ""}},
+			problems: []int{2},
+		},
+		{
 			name:     "malformed id is a problem",
 			src:      "- fine\n- bad id <!-- id:no way -->\n",
 			facts:    []want{{1, 1, "fine", ""}},

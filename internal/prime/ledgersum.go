@@ -37,7 +37,9 @@ const (
 	ledgerSummaryMagic = "MCPL"
 	// ledgerSummaryVersion 1: the first format.
 	// ledgerSummaryVersion 2: change times and the directory's inode in the key.
-	ledgerSummaryVersion = 2
+	// ledgerSummaryVersion 3: facts as ledger.Parse reads them since an item
+	// holding only empty lists is no fact and CRLF ends an empty item.
+	ledgerSummaryVersion = 3
 )
 
 // ledgerKey is the stamps of the facts files, sorted by name, and of the
