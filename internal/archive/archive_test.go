@@ -456,10 +456,10 @@ func craftModes(t *testing.T, path, content, mode string) []byte {
 	return craftRaw(t, []byte(manifest), []entry{{name: path, typ: tar.TypeReg, data: content}})
 }
 
-// A secret the workspace's allow-list or the archive's own config.toml
-// lets through is restored: an export of a workspace that allow-lists a
-// false positive restores into a fresh one. Each refusal names the
-// fingerprint to allow-list.
+// A secret the workspace's allow-list lets through is restored; the
+// archive's own config.toml's allow-list is not trusted (a crafted archive
+// could allow what it carries), and the refusal says it has one. Each
+// refusal names the fingerprint to allow-list.
 func TestImportHonoursTheAllowList(t *testing.T) {
 	secret := secretstest.Secrets()[0]
 	found, err := secrets.Scan(secret.Text)
@@ -494,8 +494,16 @@ func TestImportHonoursTheAllowList(t *testing.T) {
 		".ledger/config.toml":       string(config.Starter("d")[".ledger/config.toml"]) + "\n[[secrets.allow]]\nfingerprint = \"" + fp + "\"\nreason = \"a test key\"\n",
 	}
 	dst := t.TempDir()
-	if _, err := Import(opener(archiveOf(withConfig)), dst, ImportOptions{}); err != nil {
-		t.Fatalf("with the archive's allow-list: %v", err)
+	_, err = Import(opener(archiveOf(withConfig)), dst, ImportOptions{})
+	var ge *GateError
+	if !errors.As(err, &ge) || ge.ArchiveAllows != 1 || !strings.Contains(err.Error(), "allow-lists 1 of them") {
+		t.Fatalf("err %v: an archive's own allow-list must not let its secrets in, and the refusal says it holds one", err)
+	}
+	if len(snapshot(t, dst)) != 0 {
+		t.Error("a refused archive wrote files")
+	}
+	if _, err := Import(opener(archiveOf(withConfig)), dst, ImportOptions{Secrets: allow}); err != nil {
+		t.Fatalf("with the entry copied into the workspace: %v", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dst, ".ledger/facts/pitfalls.md")); string(got) != fact[".ledger/facts/pitfalls.md"] {
 		t.Errorf("restored %q", got)

@@ -21,6 +21,9 @@ import (
 // finding of every file is listed (never the secret); nothing was written.
 type GateError struct {
 	Findings []GateFinding
+	// ArchiveAllows counts the findings the archive's own config.toml
+	// allow-lists, which an import does not trust.
+	ArchiveAllows int
 }
 
 // GateFinding is one refusal: the file, where in it, and the rule
@@ -53,7 +56,11 @@ func (e *GateError) Error() string {
 	for i, f := range e.Findings {
 		parts[i] = f.String()
 	}
-	return fmt.Sprintf("the archive holds what memctl refuses to store (%d finding(s), the secrets not shown): %s", len(e.Findings), strings.Join(parts, "; "))
+	msg := fmt.Sprintf("the archive holds what memctl refuses to store (%d finding(s), the secrets not shown): %s", len(e.Findings), strings.Join(parts, "; "))
+	if e.ArchiveAllows > 0 {
+		msg += fmt.Sprintf("; the archive's own config.toml allow-lists %d of them, which an import does not trust: copy those [[secrets.allow]] entries into this workspace's .ledger/config.toml if you trust them, then import again", e.ArchiveAllows)
+	}
+	return msg
 }
 
 // check runs the gate over one file: JSON files are scanned value by value

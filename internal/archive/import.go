@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
@@ -55,10 +54,12 @@ type ImportOptions struct {
 	// archive restores into a workspace fresh from memctl init.
 	Starter map[string][]byte
 	Limits  Limits
-	// Secrets is the workspace's [secrets] policy. A secret its allow-list
-	// or the archive's config.toml's lets through passes the gate: that
-	// config is what the restored workspace will hold. The mode is not
-	// used: an archive is restored as it is or not at all.
+	// Secrets is the workspace's [secrets] policy: a secret its
+	// allow-list lets through passes the gate. The archive's own
+	// config.toml is not trusted for that (an archive can be crafted to
+	// allow what it carries); the refusal says which findings it would
+	// let through. The mode is not used: an archive is restored as it is
+	// or not at all.
 	Secrets secrets.Policy
 }
 
@@ -110,13 +111,13 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 	actions := map[string]string{}
 	var conflicts []string
 	var gate GateError
-	allow := opts.Secrets
+	var archived secrets.Policy // the archive's config.toml's
 	m, err := readArchive(open, opts.Limits, nil, func(e Entry, data []byte) error {
 		gate.check(e, data)
 		if e.Kind == KindConfig {
 			// A broken one is refused by validate below.
 			if c, _, err := config.Parse(data, e.Path, config.Default("x")); err == nil {
-				allow.Allow = append(slices.Clone(allow.Allow), c.Secrets.Policy.Allow...)
+				archived = c.Secrets.Policy
 			}
 		}
 		if err := validate(e, data); err != nil {
@@ -135,7 +136,12 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 	if err != nil {
 		return nil, err
 	}
-	if gate.allow(allow); len(gate.Findings) > 0 {
+	if gate.allow(opts.Secrets); len(gate.Findings) > 0 {
+		for _, f := range gate.Findings {
+			if f.Fingerprint != "" && archived.Allows(secrets.Finding{RuleID: f.Rule, Fingerprint: f.Fingerprint}) {
+				gate.ArchiveAllows++
+			}
+		}
 		return nil, &gate
 	}
 	if len(conflicts) > 0 {
