@@ -144,7 +144,7 @@ func (e *Env) close() {
 
 // warnf prints a warning on stderr.
 func (e *Env) warnf(format string, args ...any) {
-	fmt.Fprintf(e.Err, "memctl: warning: %s\n", visible(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(e.Err, "memctl: warning: %s\n", visible(unsecret(fmt.Sprintf(format, args...))))
 }
 
 // reportRedactions says on stderr, one warning each, what the write gate

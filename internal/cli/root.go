@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // version is set at build time: -ldflags "-X github.com/memctl/memctl/internal/cli.version=v1.2.3".
@@ -93,13 +94,13 @@ func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 	var b *batchError
 	isBatch := errors.As(err, &b)
 	if wantsJSON(cmd) || (!ran && argsJSON) {
-		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: err.Error(), Hint: hint, Refused: refusedDetail(err)}
+		body := errorBodyJSON{Code: codeName(code), ExitCode: code, Message: unsecret(err.Error()), Hint: unsecret(hint), Refused: refusedDetail(err)}
 		if isBatch {
 			body.Failed = make([]failedJSON, 0, len(b.failed))
 			for _, f := range b.failed {
 				c := exitCode(f.err)
 				body.Failed = append(body.Failed, failedJSON{
-					ID: f.id, Code: codeName(c), ExitCode: c, Message: f.err.Error(), Hint: hintFor(f.err),
+					ID: f.id, Code: codeName(c), ExitCode: c, Message: unsecret(f.err.Error()), Hint: unsecret(hintFor(f.err)),
 				})
 			}
 		}
@@ -120,10 +121,21 @@ func finish(env *Env, cmd *cobra.Command, ran, argsJSON bool, err error) int {
 // writeErrorText prints an error and its hint for a person. Messages may
 // quote what a file holds: escaped like any other text.
 func writeErrorText(env *Env, msg, hint string) {
-	fmt.Fprintf(env.Err, "memctl: error: %s\n", visible(msg))
+	fmt.Fprintf(env.Err, "memctl: error: %s\n", visible(unsecret(msg)))
 	if hint != "" {
-		fmt.Fprintf(env.Err, "memctl: hint: %s\n", visible(hint))
+		fmt.Fprintf(env.Err, "memctl: hint: %s\n", visible(unsecret(hint)))
 	}
+}
+
+// unsecret returns a message with each secret it quotes replaced by
+// [REDACTED:<rule>]. Errors and warnings quote what they were given (a
+// flag's value, a line of a file), and an agent's stderr ends up in its
+// transcript: a credential typed in the wrong flag must not be echoed.
+func unsecret(msg string) string {
+	if out, found, err := secrets.Redact(msg); err == nil && len(found) > 0 {
+		return out
+	}
+	return msg
 }
 
 // isOurs tells errors memctl made from cobra's own.
