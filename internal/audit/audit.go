@@ -16,6 +16,7 @@ import (
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // Kinds of records an entry names.
@@ -162,7 +163,7 @@ func Log(ctx context.Context, repo *gitx.Repo, q Query, exists func(rel string) 
 			if author != "" && !strings.Contains(strings.ToLower(e.AuthorName), author) && !strings.Contains(strings.ToLower(e.AuthorEmail), author) {
 				continue
 			}
-			res.Entries = append(res.Entries, e)
+			res.Entries = append(res.Entries, unsecret(e))
 			if q.Limit > 0 && len(res.Entries) == q.Limit {
 				return false, nil
 			}
@@ -183,6 +184,27 @@ func Log(ctx context.Context, repo *gitx.Repo, q Query, exists func(rel string) 
 		return nil, &NotFoundError{What: "path", Name: q.Path}
 	}
 	return res, nil
+}
+
+// unsecret redacts the credentials an entry quotes from history
+// ([REDACTED:<rule>]): a secret committed and removed since is still in
+// git, and the log must not show it again (memctl check --secrets
+// --history finds it, and says how to remove it).
+func unsecret(e Entry) Entry {
+	redact := func(s string) string {
+		if out, found, err := secrets.Redact(s); err == nil && len(found) > 0 {
+			return out
+		}
+		return s
+	}
+	e.Text = redact(e.Text)
+	if len(e.Details) > 0 {
+		e.Details = slices.Clone(e.Details)
+		for i, d := range e.Details {
+			e.Details[i] = redact(d)
+		}
+	}
+	return e
 }
 
 // walker turns the files one commit changed into entries.

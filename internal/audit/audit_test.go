@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/memctl/memctl/internal/gitx"
+	"github.com/memctl/memctl/internal/secrets/secretstest"
 )
 
 // repo is a git repository a test commits into, one commit a minute from
@@ -441,5 +442,30 @@ func TestCacheOfAnotherVersionIsIgnored(t *testing.T) {
 				t.Errorf("cache not rewritten:\n%s", data)
 			}
 		})
+	}
+}
+
+// A credential committed and removed since is still in git; the log
+// shows where it was, never the credential.
+func TestLogRedactsSecretsFromHistory(t *testing.T) {
+	secret := secretstest.Secrets()[0]
+	g := newRepo(t)
+	g.write(".ledger/facts/pitfalls.md", facts+"- Deploy with "+secret.Text+"\n")
+	g.commit("Ann")
+	g.write(".ledger/facts/pitfalls.md", facts)
+	g.commit("Bob")
+	res, err := g.log(Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, e := range res.Entries {
+		texts = append(texts, e.Text)
+		if strings.Contains(e.Summary(), secret.Text) || strings.Contains(fmt.Sprint(e.Details), secret.Text) {
+			t.Errorf("the log shows the secret: %s", e.Summary())
+		}
+	}
+	if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "[REDACTED:"+secret.Rule+"]") }) {
+		t.Errorf("no entry names the redacted secret: %q", texts)
 	}
 }

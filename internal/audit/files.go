@@ -9,6 +9,7 @@ import (
 	"github.com/memctl/memctl/internal/ledger"
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/secrets"
 )
 
 // diffFile names what changed in the file at rel between its versions
@@ -48,8 +49,12 @@ func factCategory(rel string) string {
 	return strings.TrimSuffix(path.Base(rel), ".md")
 }
 
-// firstWords is s on one line, cut after about 60 characters at a word.
+// firstWords is s on one line, cut after about 60 characters at a word,
+// with its secrets redacted first: a cut must not leave part of one.
 func firstWords(s string) string {
+	if out, found, err := secrets.Redact(s); err == nil && len(found) > 0 {
+		s = out
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	const most = 60
 	if utf8.RuneCountInString(s) <= most {
