@@ -180,6 +180,16 @@ func TestLayoutAttributesAgentsAndIgnoreAreRepairedOnce(t *testing.T) {
 	if n := r.FixedCount(); n != 0 {
 		t.Errorf("second --fix fixed %d: %+v", n, r.Checks)
 	}
+	// Broken again and fixed again: the first backup stays, the second
+	// gets a number.
+	gitxtest.Write(t, root, config.AttrsFile, "*.jpg binary")
+	run(t, root, testEnv(), true)
+	if got := read(t, backups, config.AttrsFile); got != "*.png binary" {
+		t.Errorf("the first backup of .gitattributes became %q", got)
+	}
+	if got := read(t, backups, config.AttrsFile+".1"); got != "*.jpg binary" {
+		t.Errorf("second backup of .gitattributes = %q", got)
+	}
 }
 
 func TestBrokenAgentsBlockIsNotFixable(t *testing.T) {

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -151,14 +152,26 @@ func (f *fixer) moveAway(rel string) (string, error) {
 	if _, err := fsx.MkdirAll(filepath.Dir(dst)); err != nil {
 		return "", err
 	}
-	for i := 1; ; i++ {
-		if _, err := os.Lstat(dst); os.IsNotExist(err) {
-			break
-		}
-		dst = filepath.Join(backupDir(f.repo), filepath.FromSlash(rel)) + "." + strconv.Itoa(i)
-	}
+	dst = freeName(dst)
 	if err := os.Rename(src, dst); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Lstat(src); errors.Is(serr, fs.ErrNotExist) {
+				return "gone since the check (its writer finished)", nil
+			}
+		}
 		return "", fmt.Errorf("move %s: %w", rel, err)
 	}
 	return "moved to " + f.shown(dst), nil
+}
+
+// freeName is path, or path with ".1", ".2"… added, whichever no file
+// has: a backup never replaces an earlier one.
+func freeName(path string) string {
+	dst := path
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
+			return dst
+		}
+		dst = path + "." + strconv.Itoa(i)
+	}
 }
