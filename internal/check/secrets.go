@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -200,11 +199,10 @@ func scanFile(rel string, data []byte) ([]secrets.Finding, error) {
 // working tree under the same file is reported there, not again; one
 // found in several versions of a file is reported at its first commit.
 func (r *SecretsReport) scanHistory(ctx context.Context, ws *config.Workspace, policy secrets.Policy, current map[string]bool) error {
-	h, err := gitx.HistoryVersions(ws.Root, secretDirs...)
+	h, err := gitx.HistoryVersions(ws.Root, memctlFile, secretDirs...)
 	if err != nil {
 		return fmt.Errorf("git history: %w", err)
 	}
-	h.Versions = slices.DeleteFunc(h.Versions, func(v gitx.Version) bool { return !memctlFile(v.Path) })
 	r.Commits, r.Versions = h.Commits, len(h.Versions)
 	type job struct {
 		i     int

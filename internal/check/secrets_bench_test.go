@@ -10,6 +10,7 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/gitx"
@@ -115,5 +116,62 @@ func TestSecretsHistoryFindsARemovedSecretOnce(t *testing.T) {
 	// content but one line), not a file per commit (some 500).
 	if r, _ := Secrets(context.Background(), ws, SecretsOptions{History: true}); r.Versions != 30+30+3 {
 		t.Errorf("%d versions scanned, want 63", r.Versions)
+	}
+}
+
+// Content first committed at a path check --secrets does not scan, then
+// moved to one it does, is scanned there: a blob is "seen" only where it
+// is kept.
+func TestSecretsHistoryFollowsContentMovedIntoAMemctlFile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	repo, err := git.PlainInit(root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"id":"mc-1","title":"t","description":"` + secretstest.Secrets()[0].Text + `","status":"open","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}` + "\n"
+	at := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	step := func(i int, do func()) {
+		do()
+		if _, err := wt.Add("."); err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "Ann", Email: "ann@example.com", When: at.Add(time.Duration(i) * time.Hour)}
+		if _, err := wt.Commit(fmt.Sprint("step ", i), &git.CommitOptions{Author: sig, Committer: sig, All: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(1, func() {
+		write(config.ConfigFile, "")
+		write(".beads/bd-export.json", line)
+	})
+	step(2, func() {
+		os.Remove(filepath.Join(root, ".beads", "bd-export.json"))
+		write(config.IssuesFile, line)
+	})
+	step(3, func() { write(config.IssuesFile, "") })
+	ws, err := config.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Secrets(context.Background(), ws, SecretsOptions{History: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].File != config.IssuesFile {
+		t.Fatalf("findings %+v, want the secret in %s, moved there in step 2", r.Findings, config.IssuesFile)
 	}
 }

@@ -48,7 +48,12 @@ type BlobHistory struct {
 // at root. Each comes with the oldest commit that has it, where it was
 // introduced. Subtrees already seen in an older commit are not walked
 // again, so an unchanged directory costs one lookup per commit.
-func HistoryVersions(root string, dirs ...string) (*BlobHistory, error) {
+//
+// keep picks the files (by path) whose versions are listed; a blob is
+// "seen" only where it is kept and by its path's extension (the scan of a
+// .jsonl file is not a Markdown file's), so content first committed at a
+// path not kept and moved to one that is, is still listed there.
+func HistoryVersions(root string, keep func(path string) bool, dirs ...string) (*BlobHistory, error) {
 	r, err := open(root)
 	if err != nil {
 		return nil, err
@@ -58,8 +63,8 @@ func HistoryVersions(root string, dirs ...string) (*BlobHistory, error) {
 		return nil, err
 	}
 	h := &BlobHistory{Commits: len(commits), repo: r}
-	seenTree := map[plumbing.Hash]bool{}
-	seenBlob := map[plumbing.Hash]bool{}
+	seenTree := map[treeAt]bool{}
+	seenBlob := map[blobAs]bool{}
 	for _, c := range commits {
 		tree, err := c.Tree()
 		if err != nil {
@@ -74,7 +79,7 @@ func HistoryVersions(root string, dirs ...string) (*BlobHistory, error) {
 			if err != nil {
 				return nil, fmt.Errorf("commit %s: %s: %w", c.Hash, d, err)
 			}
-			if err := walkNew(r.Storer, sub, d, seenTree, seenBlob, func(p string, blob plumbing.Hash) {
+			if err := walkNew(r.Storer, sub, d, keep, seenTree, seenBlob, func(p string, blob plumbing.Hash) {
 				h.Versions = append(h.Versions, Version{Path: p, Blob: blob.String(), Commit: info})
 			}); err != nil {
 				return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
@@ -86,11 +91,24 @@ func HistoryVersions(root string, dirs ...string) (*BlobHistory, error) {
 
 // walkNew calls fn for each regular file under t (at dir) whose blob has
 // not been seen, skipping subtrees seen before.
-func walkNew(s storer.EncodedObjectStorer, t *object.Tree, dir string, seenTree, seenBlob map[plumbing.Hash]bool, fn func(string, plumbing.Hash)) error {
-	if seenTree[t.Hash] {
+// treeAt is a tree where it was found: the same tree at another path
+// holds files at other paths, which keep may judge otherwise.
+type treeAt struct {
+	hash plumbing.Hash
+	dir  string
+}
+
+// blobAs is a blob and the extension of a path it was kept at.
+type blobAs struct {
+	hash plumbing.Hash
+	ext  string
+}
+
+func walkNew(s storer.EncodedObjectStorer, t *object.Tree, dir string, keep func(string) bool, seenTree map[treeAt]bool, seenBlob map[blobAs]bool, fn func(string, plumbing.Hash)) error {
+	if seenTree[treeAt{t.Hash, dir}] {
 		return nil
 	}
-	seenTree[t.Hash] = true
+	seenTree[treeAt{t.Hash, dir}] = true
 	for _, e := range t.Entries {
 		p := path.Join(dir, e.Name)
 		switch {
@@ -99,12 +117,12 @@ func walkNew(s storer.EncodedObjectStorer, t *object.Tree, dir string, seenTree,
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			if err := walkNew(s, sub, p, seenTree, seenBlob, fn); err != nil {
+			if err := walkNew(s, sub, p, keep, seenTree, seenBlob, fn); err != nil {
 				return err
 			}
 		case e.Mode.IsFile() && e.Mode != filemode.Symlink:
-			if !seenBlob[e.Hash] {
-				seenBlob[e.Hash] = true
+			if k := (blobAs{e.Hash, path.Ext(p)}); keep(p) && !seenBlob[k] {
+				seenBlob[k] = true
 				fn(p, e.Hash)
 			}
 		}
