@@ -14,8 +14,8 @@ import (
 )
 
 // packBlobs reads the blobs of a history walk from the repository's pack
-// files, resolving delta chains with go-git's pack scanner and delta
-// patcher but keeping what it resolved itself. go-git's own path
+// files, resolving delta chains with go-git's pack index and scanner,
+// patching with applyDelta and keeping what it resolved itself. go-git's own path
 // (object.GetBlob, then the blob's reader) is slow for a large file with
 // many versions: it hashes every object it resolves to put it in its
 // cache (SHA-1 with collision detection, about 10 ms for 6.7 MB), copies
@@ -170,7 +170,7 @@ func (p *packBlobs) resolve(pi int, off int64) ([]byte, error) {
 		break
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		next, err := packfile.PatchDelta(data, chain[i].delta)
+		next, err := applyDelta(data, chain[i].delta)
 		if err != nil {
 			return nil, fmt.Errorf("pack object at %d: %w", chain[i].off, err)
 		}
