@@ -14,11 +14,12 @@ import (
 )
 
 // packedHistory makes a repository in which grow.txt gains a line and
-// shrink.txt loses one in each of n commits, packed by go-git (the loose
+// shrink.txt loses one in each of n commits, packed by go-git with
+// offset deltas or, with refDeltas, deltas naming their base by hash (the loose
 // objects stay, but packs are read first). The versions of each file are
 // deltas of one another, in whichever direction go-git chose; it returns
 // the root and the content of each file at each commit, oldest first.
-func packedHistory(t *testing.T, n int) (string, map[string][]string) {
+func packedHistory(t *testing.T, n int, refDeltas bool) (string, map[string][]string) {
 	t.Helper()
 	root := t.TempDir()
 	r, err := git.PlainInit(root, false)
@@ -52,7 +53,7 @@ func packedHistory(t *testing.T, n int) (string, map[string][]string) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.RepackObjects(&git.RepackConfig{}); err != nil {
+	if err := r.RepackObjects(&git.RepackConfig{UseRefDeltas: refDeltas}); err != nil {
 		t.Fatal(err)
 	}
 	return root, want
@@ -65,12 +66,13 @@ func packedHistory(t *testing.T, n int) (string, map[string][]string) {
 // committed.
 func TestBlobsFromPackDeltas(t *testing.T) {
 	const n = 30
-	root, want := packedHistory(t, n)
 	for _, tc := range []struct {
-		name string
-		max  int
-	}{{"default cache", 0}, {"cache of two objects", 1}} {
+		name      string
+		max       int
+		refDeltas bool
+	}{{"default cache", 0, false}, {"cache of two objects", 1, false}, {"deltas naming their base by hash", 1, true}} {
 		t.Run(tc.name, func(t *testing.T) {
+			root, want := packedHistory(t, n, tc.refDeltas)
 			repo, err := Find(root)
 			if err != nil {
 				t.Fatal(err)
