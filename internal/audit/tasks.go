@@ -106,18 +106,31 @@ func joinLines(lines [][]byte) []byte {
 	return b.Bytes()
 }
 
+// compareChunk is how many bytes commonPrefix and commonSuffix compare at
+// once with bytes.Equal (vectorised) before going byte by byte: a commit
+// that changes a few tasks of a 6.7 MB file leaves megabytes in common.
+const compareChunk = 4096
+
+// commonPrefix is the length of the longest common prefix of a and b.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+compareChunk <= n && bytes.Equal(a[i:i+compareChunk], b[i:i+compareChunk]) {
+		i += compareChunk
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
 	return i
 }
 
+// commonSuffix is the length of the longest common suffix of a and b.
 func commonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+compareChunk <= n && bytes.Equal(a[len(a)-i-compareChunk:len(a)-i], b[len(b)-i-compareChunk:len(b)-i]) {
+		i += compareChunk
+	}
 	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
 		i++
 	}

@@ -47,6 +47,7 @@ type History struct {
 	head    string
 	shallow map[plumbing.Hash]bool
 	last    map[string]blobCache
+	packs   packBlobs
 }
 
 type blobCache struct {
@@ -56,22 +57,28 @@ type blobCache struct {
 
 // OpenHistory opens the repository of r for a history walk: its objects
 // in the common git directory, with the pack files kept open (go-git
-// otherwise opens a pack file for every object it reads) and go-git's
-// cache of decoded objects, in which a delta finds the base it was read
-// from a moment ago; HEAD is this working tree's.
+// otherwise opens a pack file for every object it reads); HEAD is this
+// working tree's. Commits and trees go through go-git's cache of decoded
+// objects, kept small (historyObjectCache): blobs are read from the packs
+// by packBlobs, which keeps the versions it resolved.
 func (r *Repo) OpenHistory() (*History, error) {
-	h := &History{last: map[string]blobCache{}, head: r.Head()}
+	h := &History{last: map[string]blobCache{}, head: r.Head(), packs: packBlobs{dir: r.CommonDir}}
 	var err error
 	if h.shallow, err = readShallow(r.CommonDir); err != nil {
 		return nil, err
 	}
-	h.store = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(),
+	h.store = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRU(historyObjectCache),
 		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
 	return h, nil
 }
 
+// historyObjectCache is the budget of go-git's object cache in a walk: the
+// commits and the trees on the way to the followed paths, and blobs that
+// are not in a pack (loose ones), each read once.
+const historyObjectCache = 16 * cache.MiByte
+
 // Close closes the pack files the walk kept open.
-func (h *History) Close() error { return h.store.Close() }
+func (h *History) Close() error { return errors.Join(h.packs.close(), h.store.Close()) }
 
 // readShallow reads the commits a shallow clone has without their
 // parents, from the git directory's shallow file; none when it is absent.
@@ -264,6 +271,7 @@ func blobHash(e *object.TreeEntry) string {
 
 // Blob returns the content of the blob hash, read for the file at path
 // (which keeps the last blob of each path, for the walk's next commit).
+// The content may be shared with later calls: it must not be modified.
 func (h *History) Blob(path, hash string) ([]byte, error) {
 	if hash == "" {
 		return nil, nil
@@ -271,7 +279,10 @@ func (h *History) Blob(path, hash string) ([]byte, error) {
 	if c, ok := h.last[path]; ok && c.hash == hash {
 		return c.data, nil
 	}
-	data, err := readStoredBlob(h.store, plumbing.NewHash(hash))
+	data, err := h.packs.read(plumbing.NewHash(hash))
+	if errors.Is(err, errNotInPacks) {
+		data, err = readStoredBlob(h.store, plumbing.NewHash(hash))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s at blob %s: %w", path, hash, err)
 	}
