@@ -348,9 +348,15 @@ func readEntry(tr *tar.Reader, h *tar.Header, max int64) ([]byte, error) {
 	if h.Size > max || h.Size < 0 {
 		return nil, &FormatError{Entry: h.Name, Message: fmt.Sprintf("%d bytes, over the %d an entry may have", h.Size, max)}
 	}
-	data := make([]byte, h.Size)
-	if _, err := io.ReadFull(tr, data); err != nil {
+	// Read what is there rather than allocate what the header claims: a
+	// tiny archive can claim a huge entry.
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(tr, h.Size))
+	if err == nil && n < h.Size {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return nil, &FormatError{Entry: h.Name, Message: "cut short: " + err.Error()}
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }

@@ -55,7 +55,7 @@ const (
 	RemedyFile = "rotate the credential (it was written to a memctl file, so treat it as leaked) and remove it from the file; " +
 		"if it is not a secret, add its fingerprint to [[secrets.allow]] in " + config.ConfigFile
 	RemedyHistory = "rotate the credential (it is in git history, so treat it as leaked); remove it from every commit with " +
-		"git filter-repo --replace-text, then force-push and have every clone fetched again; " +
+		"git filter-repo --replace-text, then force-push and have everyone clone again (a fetch keeps the old commits); " +
 		"if it is not a secret, add its fingerprint to [[secrets.allow]] in " + config.ConfigFile
 	RemedyPersonal = "rotate the credential and remove it from the file (it is yours, not in the repository, but memctl reads it into sessions)"
 )

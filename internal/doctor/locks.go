@@ -39,7 +39,7 @@ func (c *collector) locks(ws *config.Workspace, env Env, opts Options) {
 			c.add(Check{ID: IDLock, Status: Problem, File: shown, Message: err.Error(), Hint: "make the git directory readable and writable"})
 			continue
 		}
-		holder := "its holder file names nothing readable"
+		holder := "nothing readable"
 		if h := st.Holder; h != nil {
 			holder = fmt.Sprintf("pid %d (%s, since %s)", h.PID, h.Command, h.Since.UTC().Format(time.RFC3339))
 			if h.Host != "" && st.OtherHost {
@@ -50,7 +50,7 @@ func (c *collector) locks(ws *config.Workspace, env Env, opts Options) {
 		switch {
 		case st.Stale:
 			c.add(Check{ID: IDLock, Status: Problem, File: shown + ".holder",
-				Message: fmt.Sprintf("stale: nobody holds %s, but its holder file names %s, which is gone (killed before it could clean up)", p.name, holder),
+				Message: staleMessage(p.name, holder, st.Holder != nil),
 				Hint:    "memctl doctor --fix removes the holder file (memctl itself ignores it)", Fixable: true,
 				fix: func(context.Context, *fixer) (string, error) {
 					removed, err := fsx.ClearStale(path)
@@ -174,4 +174,12 @@ func freeName(path string) string {
 		}
 		dst = path + "." + strconv.Itoa(i)
 	}
+}
+
+// staleMessage says a lock's holder file outlived its holder.
+func staleMessage(name, holder string, readable bool) string {
+	if !readable {
+		return fmt.Sprintf("stale: nobody holds %s, and its holder file names nothing readable (left by a process killed while writing it)", name)
+	}
+	return fmt.Sprintf("stale: nobody holds %s, but its holder file names %s, which is gone (killed before it could clean up)", name, holder)
 }
