@@ -69,7 +69,12 @@ func appendFact(src []byte, f *File, text, id string, before []string) ([]byte, 
 	nl := lineEnding(src)
 	out := bytes.Clone(src)
 	trailingNL := len(src) == 0 || bytes.HasSuffix(src, []byte("\n"))
-	if !trailingNL {
+	switch {
+	case !trailingNL && bytes.HasSuffix(src, []byte("\r")):
+		// A last line ended by a lone CR: complete it as CRLF, so the CR
+		// stays a line end and not the fact's text.
+		out = append(out, '\n')
+	case !trailingNL:
 		out = append(out, nl...)
 	}
 	lines := splitLines(src)
@@ -170,6 +175,14 @@ func ReplaceFact(src []byte, fact Fact, text, id string) []byte {
 	}
 	if blank := replaceLines(src, fact, formatted, true); endsAt(blank, fact, end) {
 		return blank
+	}
+	// The lines after the item sit where the new text's would take them
+	// in, blank line or not (goldmark ended the old item before them): an
+	// empty comment after the item ends the list there (listEnd).
+	if fact.EndLine < len(rawLines(src)) {
+		if ended := replaceLines(src, fact, append(slices.Clone(formatted), listEnd), false); endsAt(ended, fact, end) {
+			return ended
+		}
 	}
 	return out
 }
