@@ -37,7 +37,8 @@ func TestSecretsTable(t *testing.T) {
 	}{
 		{"unknown mode", "[secrets]\n# how\nmode = \"mask\"\n", "secrets.mode", 3, `unknown mode "mask"`},
 		{"mode of the wrong type", "[secrets]\nmode = 1\n", "secrets.mode", 2, ""},
-		{"entry with neither key", "[[secrets.allow]]\nrule = \"x\"\n\n[[secrets.allow]]\nreason = \"why\"\n", "secrets.allow", 4, "entry 2 has neither rule nor fingerprint"},
+		{"entry with neither key", "[[secrets.allow]]\nrule = \"github-pat\"\n\n[[secrets.allow]]\nreason = \"why\"\n", "secrets.allow", 4, "entry 2 has neither rule nor fingerprint"},
+		{"unknown rule", "[[secrets.allow]]\nreason = \"typo\"\nrule = \"github-pats\"\n", "secrets.allow.rule", 3, `no rule is called "github-pats"`},
 		{"bad fingerprint", "[secrets]\nmode = \"refuse\"\n[[secrets.allow]]\nreason = \"r\"\nfingerprint = \"ghp_R8x2Lq9Z\"\n", "secrets.allow.fingerprint", 5, "not a fingerprint"},
 		{"rule not the fingerprint's", "[[secrets.allow]]\nfingerprint = \"github-pat:0123456789ab\"\nrule = \"aws-access-token\"\n", "secrets.allow.rule", 3, "does not match"},
 	} {

@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // memctl's own rules, for credentials gitleaks' default rules do not look
 // for. Their ids start with "memctl-", so a finding says whose rule it
@@ -79,4 +82,15 @@ func scanOwn(text string) ([]finding, error) {
 		}
 	}
 	return found, nil
+}
+
+// KnownRule reports whether id names one of the rules memctl scans with
+// (gitleaks' or its own): an allow-list entry naming another is a typo.
+func KnownRule(id string) bool {
+	for i := range rules {
+		if rules[i].id == id {
+			return true
+		}
+	}
+	return slices.Contains(OwnRules(), id)
 }
