@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
@@ -61,6 +62,10 @@ type ImportOptions struct {
 	// let through. The mode is not used: an archive is restored as it is
 	// or not at all.
 	Secrets secrets.Policy
+	// BackupDir is where a file Force overwrites is copied first, at its
+	// path below the workspace (a number is added rather than replace an
+	// earlier copy); "" keeps no copy.
+	BackupDir string
 }
 
 // ImportedFile is what an import did (or would do) with one file.
@@ -161,6 +166,11 @@ func Import(open func() (io.ReadCloser, error), root string, opts ImportOptions)
 		p := filepath.Join(root, filepath.FromSlash(e.Path))
 		if _, err := fsx.MkdirAll(filepath.Dir(p)); err != nil {
 			return err
+		}
+		if actions[e.Path] == ActionOverwrite && opts.BackupDir != "" {
+			if err := backup(p, filepath.Join(opts.BackupDir, filepath.FromSlash(e.Path))); err != nil {
+				return fmt.Errorf("back up %s before overwriting it: %w", e.Path, err)
+			}
 		}
 		// A new file gets the archive's bits, but always readable and
 		// writable by its owner and never executable or writable by others:
@@ -359,4 +369,24 @@ func readEntry(tr *tar.Reader, h *tar.Header, max int64) ([]byte, error) {
 		return nil, &FormatError{Entry: h.Name, Message: "cut short: " + err.Error()}
 	}
 	return buf.Bytes(), nil
+}
+
+// backup copies the file at src to dst, or to dst with ".1", ".2"…
+// added when a file is there: an earlier copy is never replaced.
+func backup(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if _, err := fsx.MkdirAll(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	free := dst
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(free); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		free = dst + "." + strconv.Itoa(i)
+	}
+	return fsx.WriteFile(free, data, 0o600)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -104,10 +105,16 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 	if _, err := os.Stat(file); err != nil {
 		return importError(fmt.Errorf("read %s: %w", file, err))
 	}
+	backups := filepath.Join(ws.Repo.CommonDir, "memctl", "backups", "import-"+env.Now().UTC().Format("20060102T150405Z"))
 	res, err := archive.Import(func() (io.ReadCloser, error) { return os.Open(file) }, ws.Root, archive.ImportOptions{
-		Force: opts.force, DryRun: opts.dryRun, Starter: config.Starter(ws.Config.Tasks.Prefix), Secrets: ws.Config.Secrets.Policy})
+		Force: opts.force, DryRun: opts.dryRun, Starter: config.Starter(ws.Config.Tasks.Prefix), Secrets: ws.Config.Secrets.Policy,
+		BackupDir: backups})
 	if err != nil {
 		return importError(err)
+	}
+	if n := res.Count(archive.ActionOverwrite); n > 0 && !opts.dryRun {
+		rel, _ := filepath.Rel(ws.Root, backups)
+		env.notef("the %d overwritten file(s) were copied to %s first", n, filepath.ToSlash(rel))
 	}
 	m := res.Manifest
 	out := importJSON{SchemaVersion: schemaVersion, Archive: file, DryRun: opts.dryRun, FormatVersion: m.FormatVersion,
