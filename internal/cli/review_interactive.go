@@ -136,13 +136,16 @@ func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *pro
 	if err != nil {
 		return err
 	}
-	defer func() {
-		env.reportRedactions(book.Redactions)
-		book.Redactions = nil
-	}()
+	// What was redacted is reported only when it was written: a decision
+	// the gate passed can still fail after it (a budget, say).
+	defer func() { book.Redactions = nil }()
 	now := env.Now()
 	if d.Choice == choiceReject {
-		return book.Reject(p, d.Text, reviewer, now)
+		if err := book.Reject(p, d.Text, reviewer, now); err != nil {
+			return err
+		}
+		env.reportRedactions(book.Redactions)
+		return nil
 	}
 	text := ""
 	if d.Choice == choiceEdit {
@@ -151,6 +154,7 @@ func decideLocked(ctx context.Context, env *Env, ws *config.Workspace, book *pro
 	if err := book.Approve(p, text, reviewer, opts.overBudget, now); err != nil {
 		return err
 	}
+	env.reportRedactions(book.Redactions)
 	if opts.commit {
 		return commitApproval(ws, book, p, reviewer, email, now)
 	}
