@@ -28,7 +28,7 @@ func (s *Secrets) parse(name string, data []byte) error {
 			return &Error{File: name, Line: allowLine(data, i, ""), Key: "secrets.allow",
 				Message: fmt.Sprintf("entry %d has neither rule nor fingerprint: copy the fingerprint memctl printed with the finding (fingerprint = \"<rule>:<hex>\"), or name a rule to let all its findings through", i+1)}
 		case a.Rule != "" && !secrets.KnownRule(a.Rule):
-			return bad("rule", fmt.Sprintf("no rule is called %q: copy the rule from a finding memctl printed (docs/secrets.md lists memctl's own)", a.Rule))
+			return bad("rule", fmt.Sprintf("no rule is called %q: copy the rule from a finding memctl printed (memctl help secrets lists memctl's own)", a.Rule))
 		case a.Fingerprint != "":
 			if err := secrets.CheckFingerprint(a.Fingerprint); err != nil {
 				return bad("fingerprint", err.Error())
