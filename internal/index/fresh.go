@@ -29,18 +29,12 @@ type Freshness struct {
 // it neither waits for nor disturbs another memctl using the index. It
 // does not compare the embedder (a changed one also makes Open rebuild).
 func Check(ctx context.Context, dir, root string, sources []Source) (Freshness, error) {
-	dbPath := filepath.Join(dir, dbName)
-	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
-		return Freshness{}, nil
-	} else if err != nil {
-		return Freshness{}, err
-	}
-	f := Freshness{Present: true}
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(1000)")
-	if err != nil {
-		return f, err
+	db, dbPath, err := openReadOnly(dir)
+	if db == nil || err != nil {
+		return Freshness{Present: err != nil && dbPath != ""}, err
 	}
 	defer db.Close()
+	f := Freshness{Present: true}
 	var format, dirty string
 	err = db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key='format'), ''), coalesce((SELECT value FROM meta WHERE key='dirty'), '0')`).
 		Scan(&format, &dirty)
@@ -90,4 +84,22 @@ func Check(ctx context.Context, dir, root string, sources []Source) (Freshness, 
 		}
 	}
 	return f, nil
+}
+
+// openReadOnly opens the index database in dir read-only, for looking
+// without the index lock (Check, Verify). No database is a nil db and no
+// error; a database that is there but cannot be opened is its path and
+// the error; one that cannot be looked at is the error alone.
+func openReadOnly(dir string) (db *sql.DB, dbPath string, err error) {
+	dbPath = filepath.Join(dir, dbName)
+	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, dbPath, nil
+	} else if err != nil {
+		return nil, "", err
+	}
+	db, err = sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(1000)")
+	if err != nil {
+		return nil, dbPath, err
+	}
+	return db, dbPath, nil
 }

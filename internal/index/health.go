@@ -2,10 +2,7 @@ package index
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -32,18 +29,12 @@ type Health struct {
 // read at all is damaged, not an error: the error is for a directory that
 // cannot be looked at.
 func Verify(ctx context.Context, dir string) (Health, error) {
-	dbPath := filepath.Join(dir, dbName)
-	if _, err := os.Stat(dbPath); errors.Is(err, fs.ErrNotExist) {
-		return Health{}, nil
-	} else if err != nil {
-		return Health{}, err
-	}
-	h := Health{Present: true}
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(1000)")
-	if err != nil {
-		return h, err
+	db, dbPath, err := openReadOnly(dir)
+	if db == nil || err != nil {
+		return Health{Present: err != nil && dbPath != ""}, err
 	}
 	defer db.Close()
+	h := Health{Present: true}
 	var ok string
 	if err := db.QueryRowContext(ctx, `PRAGMA quick_check(1)`).Scan(&ok); err != nil {
 		h.Damage = fmt.Sprintf("the database %s cannot be read: %v", dbPath, err)
