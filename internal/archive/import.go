@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
@@ -381,12 +380,5 @@ func backup(src, dst string) error {
 	if _, err := fsx.MkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
-	free := dst
-	for i := 1; ; i++ {
-		if _, err := os.Lstat(free); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		free = dst + "." + strconv.Itoa(i)
-	}
-	return fsx.WriteFile(free, data, 0o600)
+	return fsx.WriteFile(fsx.FreeName(dst), data, 0o600)
 }

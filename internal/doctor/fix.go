@@ -57,7 +57,7 @@ func (f *fixer) backup(rel string) (string, error) {
 	if _, err := fsx.MkdirAll(filepath.Dir(dst)); err != nil {
 		return "", err
 	}
-	dst = freeName(dst) // never over an earlier backup
+	dst = fsx.FreeName(dst) // never over an earlier backup
 	if err := fsx.WriteFile(dst, data, fi.Mode().Perm()); err != nil {
 		return "", fmt.Errorf("back up %s: %w", rel, err)
 	}

@@ -152,7 +152,7 @@ func (f *fixer) moveAway(rel string) (string, error) {
 	if _, err := fsx.MkdirAll(filepath.Dir(dst)); err != nil {
 		return "", err
 	}
-	dst = freeName(dst)
+	dst = fsx.FreeName(dst)
 	if err := os.Rename(src, dst); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Lstat(src); errors.Is(serr, fs.ErrNotExist) {
@@ -162,18 +162,6 @@ func (f *fixer) moveAway(rel string) (string, error) {
 		return "", fmt.Errorf("move %s: %w", rel, err)
 	}
 	return "moved to " + f.shown(dst), nil
-}
-
-// freeName is path, or path with ".1", ".2"… added, whichever no file
-// has: a backup never replaces an earlier one.
-func freeName(path string) string {
-	dst := path
-	for i := 1; ; i++ {
-		if _, err := os.Lstat(dst); errors.Is(err, fs.ErrNotExist) {
-			return dst
-		}
-		dst = path + "." + strconv.Itoa(i)
-	}
 }
 
 // staleMessage says a lock's holder file outlived its holder.
