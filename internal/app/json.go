@@ -138,6 +138,33 @@ type RecallResultJSON struct {
 	// Match is how recall --error found it: "signature" (the same
 	// error) or "similar"; absent in an ordinary recall.
 	Match string `json:"match,omitempty"`
+	// Explain, with recall --explain only, says how the score came
+	// about.
+	Explain *RecallExplainJSON `json:"explain,omitempty"`
+}
+
+// RecallExplainJSON is how a result's score came about: score =
+// relevance × approved × age, relevance = Σ weight × norm over the
+// signals (null: the search did not use that signal).
+type RecallExplainJSON struct {
+	BM25      *RecallSignalJSON `json:"bm25"`
+	Dense     *RecallSignalJSON `json:"dense"`
+	Match     *RecallSignalJSON `json:"match"`
+	Relevance float64           `json:"relevance"`
+	Approved  float64           `json:"approved"`
+	Age       float64           `json:"age"`
+	Score     float64           `json:"score"`
+}
+
+// RecallSignalJSON is one signal's view of a result: its own score, that
+// score scaled over the candidates as it was fused, the result's rank in
+// the signal's own ranking (null when that ranking did not list it) and
+// the signal's weight.
+type RecallSignalJSON struct {
+	Raw    float64 `json:"raw"`
+	Norm   float64 `json:"norm"`
+	Rank   *int    `json:"rank"`
+	Weight float64 `json:"weight"`
 }
 
 // RecallSignatureJSON is the signature recall --error searched by.
@@ -151,6 +178,7 @@ type RecallSignatureJSON struct {
 type RecallScoresJSON struct {
 	BM25  *float64 `json:"bm25"`
 	Dense *float64 `json:"dense"`
+	Match *float64 `json:"match"`
 	Fused float64  `json:"fused"`
 }
 
@@ -161,16 +189,34 @@ type RecallSourceJSON struct {
 	Commit string `json:"commit"`
 }
 
-// RecallResultsJSON is rs in the JSON shape; never nil.
-func RecallResultsJSON(rs []recall.Result) []RecallResultJSON {
+// RecallResultsJSON is rs in the JSON shape, with each result's explain
+// object when explain is set; never nil.
+func RecallResultsJSON(rs []recall.Result, explain bool) []RecallResultJSON {
 	out := make([]RecallResultJSON, len(rs))
 	for i, r := range rs {
 		out[i] = RecallResultJSON{
 			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
-			Scores:    RecallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Fused: r.Scores.Fused},
+			Scores:    RecallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Match: r.Scores.Match, Fused: r.Scores.Fused},
 			Source:    RecallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
 			CreatedAt: r.CreatedAt, Match: r.Match,
 		}
+		if explain {
+			e := r.Scores.Explain
+			out[i].Explain = &RecallExplainJSON{BM25: signalJSON(e.BM25), Dense: signalJSON(e.Dense), Match: signalJSON(e.Match),
+				Relevance: e.Relevance, Approved: e.Approved, Age: e.Age, Score: r.Score}
+		}
+	}
+	return out
+}
+
+func signalJSON(s *recall.Signal) *RecallSignalJSON {
+	if s == nil {
+		return nil
+	}
+	out := &RecallSignalJSON{Raw: s.Raw, Norm: s.Norm, Weight: s.Weight}
+	if s.Rank > 0 {
+		r := s.Rank
+		out.Rank = &r
 	}
 	return out
 }

@@ -103,7 +103,7 @@ func (s *Session) ReportRedactions(reds []secrets.Redaction) {
 func (s *Session) RecallOptions(mode string, k int, f index.Filter) recall.Options {
 	r := s.ws.Config.Recall
 	so := recall.Options{Mode: mode, K: k, Filter: f, Now: s.Now(),
-		WordWeight: r.BM25Weight, DenseWeight: r.DenseWeight, RRFK: r.RRFK}
+		Weights: recall.Weights{BM25: r.Weights.BM25, Dense: r.Weights.Dense, Match: r.Weights.Match}}
 	if r.RunHalfLifeDays > 0 {
 		so.HalfLife = time.Duration(r.RunHalfLifeDays * float64(24*time.Hour))
 	}

@@ -29,6 +29,7 @@ type recallOptions struct {
 	since    string
 	scope    string
 	errText  string
+	explain  bool
 	json     bool
 }
 
@@ -38,10 +39,15 @@ func newRecallCmd(env *Env) *cobra.Command {
 		Use:   "recall QUERY | --error TEXT",
 		Short: "Search facts, tasks, proposals, runs and playbooks by meaning and by words",
 		Long: `Recall ranks what memctl knows — facts, tasks, proposals, run records and
-playbooks — against a question, fusing BM25 over words with dense vectors
-from an offline embedder. Every result says where it comes from (file,
-line). The index under the git directory is brought up to date first: only
-files that changed are read again.
+playbooks — against a question. The candidates of BM25 over words and of
+dense vectors from an offline embedder are scored by three signals, each
+scaled to [0, 1]: BM25, the dense cosine, and how well each word of the
+question is matched by a word of the text or a word of like meaning; their
+weighted sum ([recall.weights]) is multiplied by the priors (approved text
+first at equal relevance, runs fading with age). --explain shows each
+result's numbers. Every result says where it comes from (file, line). The
+index under the git directory is brought up to date first: only files that
+changed are read again.
 
 With --error, the question is an error text (- reads it from stdin): the
 playbook of its signature and the runs that met the same error come first,
@@ -49,6 +55,7 @@ newest first, marked as signature matches; similar errors follow.`,
 		Example: `  memctl recall "which database do we use"
   memctl recall "flaky integration tests" --kind task --status open --json
   memctl recall "what did we do on the parser" --kind run --since 7d
+  memctl recall "which database do we use" --explain
   go test ./... 2>&1 | memctl recall --error - --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,6 +72,7 @@ newest first, marked as signature matches; similar errors follow.`,
 	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02) or a duration ago (72h, 14d)")
 	f.StringVar(&opts.scope, "scope", "", "only documents under a path prefix, or a scope named in [recall.scopes]")
 	f.StringVar(&opts.errText, "error", "", "search by an error `text` (- reads stdin): its signature's playbook and runs first")
+	f.BoolVar(&opts.explain, "explain", false, "show how each result's score came about: each signal's score, scaled score, rank and weight, and the priors")
 	f.BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -110,7 +118,7 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 	}
 	if opts.json {
 		took := float64(env.Now().Sub(start).Microseconds()) / 1000
-		out := recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results), TookMS: took}
+		out := recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results, opts.explain), TookMS: took}
 		if sig != nil {
 			out.Query, out.Signature = sig.Text, &recallSignatureJSON{Hash: sig.Hash, Normalized: sig.Text}
 		}
@@ -139,8 +147,31 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 			fmt.Fprintf(env.Out, "   %s\n", highlight(env, visibleLine(r.Snippet), r.Matched))
 		}
 		fmt.Fprintf(env.Out, "   %s  score %.4f\n", visibleLine(loc), r.Score)
+		if opts.explain {
+			printExplain(env, r)
+		}
 	}
 	return nil
+}
+
+// printExplain prints how a result's score came about, one line per
+// signal and one for the priors.
+func printExplain(env *Env, r recall.Result) {
+	e := r.Scores.Explain
+	for _, s := range []struct {
+		name string
+		sig  *recall.Signal
+	}{{"bm25", e.BM25}, {"dense", e.Dense}, {"match", e.Match}} {
+		if s.sig == nil {
+			continue
+		}
+		rank := "not ranked"
+		if s.sig.Rank > 0 {
+			rank = fmt.Sprintf("rank %d", s.sig.Rank)
+		}
+		fmt.Fprintf(env.Out, "     %-5s %9.4f  scaled %.4f × weight %.2f = %.4f  (%s)\n", s.name, s.sig.Raw, s.sig.Norm, s.sig.Weight, s.sig.Norm*s.sig.Weight, rank)
+	}
+	fmt.Fprintf(env.Out, "     relevance %.4f × approved %.2f × age %.4f = %.4f\n", e.Relevance, e.Approved, e.Age, r.Score)
 }
 
 // recallQuery is the question: the argument, or with --error the error

@@ -17,7 +17,9 @@ type (
 	recallSignatureJSON = app.RecallSignatureJSON
 )
 
-func toRecallResultsJSON(rs []recall.Result) []recallResultJSON { return app.RecallResultsJSON(rs) }
+func toRecallResultsJSON(rs []recall.Result, explain bool) []recallResultJSON {
+	return app.RecallResultsJSON(rs, explain)
+}
 
 // indexStatusJSON is what index --json says the index holds.
 type indexStatusJSON struct {

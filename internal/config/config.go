@@ -97,16 +97,43 @@ type Lock struct {
 
 // Recall tunes recall's ranking.
 type Recall struct {
-	// RRFK is reciprocal rank fusion's k.
-	RRFK float64 `toml:"rrf_k"`
-	// BM25Weight and DenseWeight weigh the word and the dense rankings in
-	// the fusion.
-	BM25Weight  float64 `toml:"bm25_weight"`
-	DenseWeight float64 `toml:"dense_weight"`
+	// Weights weigh the signals of a hybrid search.
+	Weights RecallWeights `toml:"weights"`
+	// RRFK, BM25Weight and DenseWeight set the reciprocal rank fusion
+	// recall no longer does: read only to say so (see obsoleteRecall).
+	RRFK        *float64 `toml:"rrf_k"`
+	BM25Weight  *float64 `toml:"bm25_weight"`
+	DenseWeight *float64 `toml:"dense_weight"`
 	// RunHalfLifeDays is the half-life of runs' recency decay.
 	RunHalfLifeDays float64 `toml:"run_half_life_days"`
 	// Scopes name lists of path prefixes for recall --scope.
 	Scopes map[string][]string `toml:"scopes"`
+}
+
+// RecallWeights weigh the three signals of a hybrid search, each scaled to
+// [0, 1] over the candidates: BM25 over words, the dense cosine, and the
+// word-level match of the query's words.
+type RecallWeights struct {
+	BM25  float64 `toml:"bm25"`
+	Dense float64 `toml:"dense"`
+	Match float64 `toml:"match"`
+}
+
+// obsolete warns of the reciprocal rank fusion's settings: recall fuses
+// scores now, and they do nothing. The values memctl init wrote before
+// (rrf_k 60, both weights 1) pass in silence: nobody chose them.
+func (r *Recall) obsolete(name string) []Warning {
+	var out []Warning
+	for _, o := range []struct {
+		key  string
+		v    *float64
+		init float64
+	}{{"recall.rrf_k", r.RRFK, 60}, {"recall.bm25_weight", r.BM25Weight, 1}, {"recall.dense_weight", r.DenseWeight, 1}} {
+		if o.v != nil && *o.v != o.init {
+			out = append(out, Warning{File: name, Key: o.key, Message: "no longer used: recall fuses scores, not ranks; set [recall.weights] bm25, dense and match instead (memctl help recall)"})
+		}
+	}
+	return out
 }
 
 // Review configures the proposal review.
@@ -222,7 +249,7 @@ func Default(prefix string) Config {
 		Embed:   Embed{Provider: DefaultEmbed, APIKeyEnv: "OPENAI_API_KEY", Batch: 64, TimeoutSeconds: 30, Retries: 2},
 		Prime:   Prime{Enabled: true, BudgetTokens: DefaultPrimeBudget},
 		Review:  Review{StaleDays: 14},
-		Recall:  Recall{RRFK: 60, BM25Weight: 1, DenseWeight: 1, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
+		Recall:  Recall{Weights: RecallWeights{BM25: 0.2, Dense: 0.1, Match: 0.7}, RunHalfLifeDays: 30, Scopes: map[string][]string{}},
 		Lock:    Lock{Timeout: DefaultLockTimeout.String(), Wait: DefaultLockTimeout},
 		Secrets: Secrets{Mode: "refuse"},
 	}
@@ -303,6 +330,7 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 		}
 		warns = append(warns, Warning{File: name, Key: key, Message: msg})
 	}
+	warns = append(warns, cfg.Recall.obsolete(name)...)
 	sort.Slice(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
 	if err := cfg.validate(name); err != nil {
 		return base, warns, withKeyLine(err, data)
@@ -418,11 +446,8 @@ func (c *Config) validate(name string) error {
 	if err := c.Embed.validate(name); err != nil {
 		return err
 	}
-	if c.Recall.RRFK <= 0 {
-		return &Error{File: name, Key: "recall.rrf_k", Message: fmt.Sprintf("must be positive, not %g", c.Recall.RRFK)}
-	}
-	if c.Recall.BM25Weight < 0 || c.Recall.DenseWeight < 0 || c.Recall.BM25Weight+c.Recall.DenseWeight == 0 {
-		return &Error{File: name, Key: "recall.bm25_weight", Message: "bm25_weight and dense_weight must be 0 or more, and not both 0"}
+	if w := c.Recall.Weights; w.BM25 < 0 || w.Dense < 0 || w.Match < 0 || w.BM25+w.Dense+w.Match == 0 {
+		return &Error{File: name, Key: "recall.weights", Message: fmt.Sprintf("bm25, dense and match must be 0 or more, and not all 0 (they are %g, %g and %g)", w.BM25, w.Dense, w.Match)}
 	}
 	if c.Recall.RunHalfLifeDays <= 0 {
 		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days, not %g", c.Recall.RunHalfLifeDays)}
@@ -544,9 +569,14 @@ func knownKeys() []string {
 		"facts.policy", "review", "review.stale_days",
 		"lock", "lock.timeout", "secrets", "secrets.mode", "secrets.allow",
 		"secrets.allow.rule", "secrets.allow.fingerprint", "secrets.allow.reason",
-		"recall", "recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
+		"recall", "recall.weights", "recall.weights.bm25", "recall.weights.dense", "recall.weights.match",
+		"recall.rrf_k", "recall.bm25_weight", "recall.dense_weight", "recall.run_half_life_days", "recall.scopes",
 	}
 }
+
+// obsoleteKeys are known keys that no longer do anything (see
+// Recall.obsolete).
+var obsoleteKeys = map[string]bool{"recall.rrf_k": true, "recall.bm25_weight": true, "recall.dense_weight": true}
 
 // suggest returns the known key closest to key if it is a likely typo.
 func suggest(key string) string { return Closest(key, knownKeys(), 2) }

@@ -26,6 +26,9 @@ func TestTemplateDecodesToDefaults(t *testing.T) {
 		t.Errorf("template decodes to\n%+v\nwant\n%+v", got, want)
 	}
 	for _, k := range knownKeys() {
+		if obsoleteKeys[k] {
+			continue
+		}
 		leaf := k[strings.LastIndex(k, ".")+1:]
 		if !strings.Contains(string(tmpl), leaf) {
 			t.Errorf("template does not write out %q", k)
@@ -289,5 +292,30 @@ func TestParseLeavesBaseAlone(t *testing.T) {
 		if len(base.Recall.Scopes) != 1 || !slices.Equal(base.Recall.Scopes["api"], []string{"api/"}) {
 			t.Fatalf("Parse changed base's scopes: %v", base.Recall.Scopes)
 		}
+	}
+}
+
+func TestObsoleteRecallKeys(t *testing.T) {
+	t.Parallel()
+	// What memctl init wrote before: the values nobody chose pass in
+	// silence, and keep the new defaults.
+	old := "[recall]\nrrf_k = 60.0\nbm25_weight = 1.0\ndense_weight = 1.0\n"
+	cfg, warns, err := Parse([]byte(old), "config.toml", Default("x"))
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("old defaults: warns %v, err %v", warns, err)
+	}
+	if cfg.Recall.Weights != Default("x").Recall.Weights {
+		t.Errorf("old defaults changed the weights: %+v", cfg.Recall.Weights)
+	}
+	// A value someone chose is named, with what to do instead.
+	_, warns, err = Parse([]byte("[recall]\nrrf_k = 20\ndense_weight = 2\n"), "config.toml", Default("x"))
+	if err != nil || len(warns) != 2 || warns[0].Key != "recall.dense_weight" || warns[1].Key != "recall.rrf_k" ||
+		!strings.Contains(warns[1].Message, "[recall.weights]") {
+		t.Errorf("chosen values: warns %v, err %v", warns, err)
+	}
+	_, _, err = Parse([]byte("[recall.weights]\nbm25 = 0\ndense = 0\nmatch = 0\n"), "config.toml", Default("x"))
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "recall.weights" {
+		t.Errorf("all weights 0: err %v", err)
 	}
 }

@@ -78,14 +78,16 @@ timeout_seconds = %.1f
 retries = %d
 
 [recall]
-# Ranking of "memctl recall": reciprocal rank fusion of BM25 over words and
-# cosine over dense vectors. rrf_k is the fusion's k; the weights say how
-# much each ranking counts.
-rrf_k = %.1f
-bm25_weight = %.1f
-dense_weight = %.1f
 # Run digests fade with age: their score halves every this many days.
 run_half_life_days = %.1f
+
+[recall.weights]
+# Ranking of "memctl recall": each signal is scaled to [0, 1] over the
+# candidates and weighed: BM25 over words, the cosine of dense vectors, and
+# the match of the query's words with the document's (word vectors).
+bm25 = %g
+dense = %g
+match = %g
 
 [recall.scopes]
 # Named path prefixes for "memctl recall --scope NAME".
@@ -123,7 +125,7 @@ mode = %s
 		d.Tasks.Enabled, strconv.Quote(d.Tasks.Prefix),
 		d.Runs.Enabled, d.Runs.KeepDays, d.Runs.Consolidate, d.Index.Enabled, strconv.Quote(d.Embed.Provider), strconv.Quote(d.Embed.Model),
 		strconv.Quote(d.Embed.URL), strconv.Quote(d.Embed.APIKeyEnv), d.Embed.Batch, d.Embed.TimeoutSeconds, d.Embed.Retries,
-		d.Recall.RRFK, d.Recall.BM25Weight, d.Recall.DenseWeight, d.Recall.RunHalfLifeDays,
+		d.Recall.RunHalfLifeDays, d.Recall.Weights.BM25, d.Recall.Weights.Dense, d.Recall.Weights.Match,
 		d.Prime.Enabled, d.Prime.BudgetTokens, d.Review.StaleDays, strconv.Quote(d.Lock.Timeout),
 		strconv.Quote(d.Secrets.Mode))
 }

@@ -111,6 +111,8 @@ type recallIn struct {
 	Query string `json:"query" jsonschema:"what to look for, in words"`
 	Limit *int   `json:"limit,omitempty" jsonschema:"how many results, at least 1 (default 10)"`
 	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: fact, task, proposal, run or playbook"`
+	// Explain adds each result's signals: why it ranked where it did.
+	Explain bool `json:"explain,omitempty" jsonschema:"add each result's scores per signal (raw, scaled, rank, weight) and priors"`
 }
 
 func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult, error) {
@@ -141,7 +143,7 @@ func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult,
 	}
 	took := float64(c.sess.Now().Sub(start).Microseconds()) / 1000
 	return jsonResult(app.RecallJSON{SchemaVersion: app.SchemaVersion, Query: in.Query, Mode: ans.Mode,
-		Results: app.RecallResultsJSON(ans.Results), TookMS: took})
+		Results: app.RecallResultsJSON(ans.Results, in.Explain), TookMS: took})
 }
 
 // --- ready ---------------------------------------------------------------

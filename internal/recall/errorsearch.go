@@ -94,8 +94,8 @@ func mergeExact(exact []string, ranked []fusedHit, k int) ([]fusedHit, map[strin
 	top := make([]fusedHit, 0, k)
 	for _, id := range exact {
 		h, ok := byID[id]
-		if !ok {
-			h = fusedHit{id: id}
+		if !ok { // found by its signature only: no score
+			h = fusedHit{id: id, explain: Explain{Approved: 1, Age: 1}}
 		}
 		top = append(top, h)
 		matches[id] = MatchSignature

@@ -1,6 +1,7 @@
 // Package recall answers "what do we know, what happened last time?" over
-// the index: BM25 over words and cosine over dense vectors, fused by
-// reciprocal rank, with filters, priors and provenance.
+// the index: BM25 over words, cosine over dense vectors and a word-level
+// match of the query's words, fused by score, with filters, priors and
+// provenance.
 package recall
 
 import (
@@ -30,12 +31,10 @@ type Options struct {
 	Mode   string
 	K      int
 	Filter index.Filter
-	// RRFK is reciprocal rank fusion's k (default 60); WordWeight and
-	// DenseWeight weigh the two rankings (default 1 each).
-	RRFK                    float64
-	WordWeight, DenseWeight float64
-	// Depth is how many results each ranking contributes to the fusion
-	// (default 100).
+	// Weights of the hybrid score (default DefaultWeights).
+	Weights Weights
+	// Depth is how many results each ranking contributes to the
+	// candidates (default 100).
 	Depth int
 	// HalfLife of the recency decay for runs (default 30 days); Now is
 	// the time it decays to.
@@ -53,11 +52,8 @@ func (o *Options) defaults() {
 	if o.K <= 0 {
 		o.K = 10
 	}
-	if o.RRFK <= 0 {
-		o.RRFK = 60
-	}
-	if o.WordWeight == 0 && o.DenseWeight == 0 {
-		o.WordWeight, o.DenseWeight = 1, 1
+	if o.Weights == (Weights{}) {
+		o.Weights = DefaultWeights
 	}
 	if o.Depth < o.K {
 		o.Depth = max(100, o.K)
@@ -70,12 +66,16 @@ func (o *Options) defaults() {
 	}
 }
 
-// Scores are a result's scores in each ranking (nil when it was not in
-// that ranking) and after fusion and priors.
+// Scores are a result's raw scores in each signal (nil when the search did
+// not compute it), the fused score after the priors, and how each signal
+// counted.
 type Scores struct {
 	BM25  *float64
 	Dense *float64
+	Match *float64
 	Fused float64
+	// Explain says how the fused score came about.
+	Explain Explain
 }
 
 // Source is where a result comes from.
@@ -145,6 +145,7 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 func search(ctx context.Context, x *index.Index, query string, opts Options) (Answer, []fusedHit, error) {
 	ans := Answer{Mode: opts.Mode}
 	var words, dense []index.Hit
+	var qvec []float32
 	var err, wordsErr error
 	// The two rankings use different stores (Bleve, SQLite): run them at
 	// the same time.
@@ -157,7 +158,7 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	}()
 	defer func() { <-done }() // never leave it running on an early return
 	if opts.Mode != ModeBM25 {
-		dense, err = searchDense(ctx, x, query, opts)
+		qvec, dense, err = searchDense(ctx, x, query, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ans, nil, ctx.Err()
@@ -174,7 +175,19 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	if wordsErr != nil {
 		return ans, nil, wordsErr
 	}
-	top, err := rank(ctx, x, fuse(words, dense, opts), opts)
+	var fused []fusedHit
+	switch ans.Mode {
+	case ModeBM25:
+		fused = fuseOne(words, signalBM25)
+	case ModeDense:
+		fused = fuseOne(dense, signalDense)
+	default:
+		fused, err = fuseHybrid(ctx, x, query, qvec, words, dense, opts.Weights)
+		if err != nil {
+			return ans, nil, err
+		}
+	}
+	top, err := rank(ctx, x, fused, opts)
 	return ans, top, err
 }
 
@@ -193,7 +206,9 @@ func rank(ctx context.Context, x *index.Index, fused []fusedHit, opts Options) (
 	kept := fused[:0]
 	for _, f := range fused {
 		if m, ok := metas[f.id]; ok {
-			f.score *= prior(m, opts)
+			f.explain.Relevance = round(f.score)
+			f.explain.Approved, f.explain.Age = priors(m, opts)
+			f.score *= f.explain.Approved * f.explain.Age
 			kept = append(kept, f)
 		}
 	}
@@ -226,7 +241,7 @@ func results(ctx context.Context, x *index.Index, query string, top []fusedHit) 
 		}
 		r := Result{
 			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
-			Scores: Scores{BM25: f.bm25, Dense: f.dense, Fused: round(f.score)},
+			Scores: f.scores(),
 			Source: Source{Path: d.File, Line: d.Line, Commit: d.Commit},
 		}
 		r.Snippet, r.Matched = snippet(d.Body, qwords, 200)
@@ -239,63 +254,32 @@ func results(ctx context.Context, x *index.Index, query string, top []fusedHit) 
 	return out, nil
 }
 
-func searchDense(ctx context.Context, x *index.Index, query string, opts Options) ([]index.Hit, error) {
+func searchDense(ctx context.Context, x *index.Index, query string, opts Options) ([]float32, []index.Hit, error) {
 	if !x.CanEmbed() {
-		return nil, fmt.Errorf("no embedder is configured")
+		return nil, nil, fmt.Errorf("no embedder is configured")
 	}
 	q, err := x.EmbedQuery(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return x.SearchVector(ctx, q, opts.Filter, opts.Depth)
+	hits, err := x.SearchVector(ctx, q, opts.Filter, opts.Depth)
+	return q, hits, err
 }
 
-type fusedHit struct {
-	id          string
-	score       float64
-	bm25, dense *float64
-}
-
-// fuse is reciprocal rank fusion: score(d) = Σ w / (k + rank), rank from 1.
-func fuse(words, dense []index.Hit, opts Options) []fusedHit {
-	byID := map[string]int{}
-	var out []fusedHit
-	add := func(hits []index.Hit, w float64, bm bool) {
-		for rank, h := range hits {
-			i, ok := byID[h.ID]
-			if !ok {
-				i = len(out)
-				byID[h.ID] = i
-				out = append(out, fusedHit{id: h.ID})
-			}
-			out[i].score += w / (opts.RRFK + float64(rank+1))
-			s := round(h.Score)
-			if bm {
-				out[i].bm25 = &s
-			} else {
-				out[i].dense = &s
-			}
-		}
-	}
-	add(words, opts.WordWeight, true)
-	add(dense, opts.DenseWeight, false)
-	return out
-}
-
-// prior multiplies a fused score: approved text ahead at equal relevance,
-// runs decaying with age.
-func prior(d index.Meta, opts Options) float64 {
-	p := 1.0
+// priors are the factors a fused score is multiplied by: approved text
+// ahead at equal relevance, runs decaying with age (1 when they do not
+// apply).
+func priors(d index.Meta, opts Options) (approved, age float64) {
+	approved, age = 1, 1
 	if d.Approved {
-		p += opts.ApprovedBoost
+		approved += opts.ApprovedBoost
 	}
 	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() {
-		age := opts.Now.Sub(d.Created)
-		if age > 0 {
-			p *= math.Pow(0.5, float64(age)/float64(opts.HalfLife))
+		if a := opts.Now.Sub(d.Created); a > 0 {
+			age = math.Pow(0.5, float64(a)/float64(opts.HalfLife))
 		}
 	}
-	return p
+	return approved, age
 }
 
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }

@@ -58,40 +58,19 @@ func TestEvaluateTinyBenchmark(t *testing.T) {
 	}
 }
 
-func TestFuseIsReciprocalRankFusion(t *testing.T) {
-	t.Parallel()
-	words := []index.Hit{{ID: "a", Score: 9}, {ID: "b", Score: 5}}
-	dense := []index.Hit{{ID: "b", Score: 0.9}, {ID: "c", Score: 0.5}}
-	o := Options{}
-	o.defaults()
-	o.DenseWeight = 0.5
-	got := map[string]fusedHit{}
-	for _, f := range fuse(words, dense, o) {
-		got[f.id] = f
-	}
-	for id, want := range map[string]float64{"a": 1.0 / 61, "b": 1.0/62 + 0.5/61, "c": 0.5 / 62} {
-		if math.Abs(got[id].score-want) > 1e-12 {
-			t.Errorf("%s: %g, want %g", id, got[id].score, want)
-		}
-	}
-	if got["a"].dense != nil || *got["a"].bm25 != 9 || *got["c"].dense != 0.5 {
-		t.Errorf("per-ranking scores wrong: %+v", got)
-	}
-}
-
 func TestPriors(t *testing.T) {
 	t.Parallel()
 	o := Options{Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	o.defaults()
-	if p := prior(index.Meta{Kind: "fact", Approved: true}, o); p != 1.05 {
-		t.Errorf("approved fact prior %g", p)
+	if a, g := priors(index.Meta{Kind: "fact", Approved: true}, o); a != 1.05 || g != 1 {
+		t.Errorf("approved fact priors %g, %g", a, g)
 	}
-	if p := prior(index.Meta{Kind: "task"}, o); p != 1 {
-		t.Errorf("task prior %g", p)
+	if a, g := priors(index.Meta{Kind: "task"}, o); a != 1 || g != 1 {
+		t.Errorf("task priors %g, %g", a, g)
 	}
 	run := index.Meta{Kind: "run", Created: o.Now.Add(-30 * 24 * time.Hour)}
-	if p := prior(run, o); math.Abs(p-0.5) > 1e-9 {
-		t.Errorf("a run one half-life old: prior %g, want .5", p)
+	if a, g := priors(run, o); a != 1 || math.Abs(g-0.5) > 1e-9 {
+		t.Errorf("a run one half-life old: priors %g, %g, want 1, .5", a, g)
 	}
 }
 
