@@ -56,6 +56,7 @@ type Explain struct {
 
 type fusedHit struct {
 	id      string
+	meta    *index.Meta // nil until read
 	score   float64
 	sig     [nSignals]*Signal
 	explain Explain
@@ -135,18 +136,10 @@ func fuseHybrid(ctx context.Context, x *index.Index, query string, qvec []float3
 		return nil, nil
 	}
 	ids := make([]string, len(out))
-	var noDense []string
 	for i, f := range out {
 		ids[i] = f.id
-		if f.sig[signalDense] == nil {
-			noDense = append(noDense, f.id)
-		}
 	}
-	cos, err := x.VectorScores(ctx, qvec, noDense)
-	if err != nil {
-		return nil, err
-	}
-	texts, err := x.Texts(ctx, ids)
+	cands, err := x.Candidates(ctx, qvec, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +149,14 @@ func fuseHybrid(ctx context.Context, x *index.Index, query string, qvec []float3
 	}
 	for i := range out {
 		f := &out[i]
-		if f.sig[signalDense] == nil {
-			if c, ok := cos[f.id]; ok {
-				f.sig[signalDense] = &Signal{Raw: c}
-			}
+		c, ok := cands[f.id]
+		if ok {
+			f.meta = &c.Meta
 		}
-		ms := m.score(texts[f.id])
-		f.sig[signalMatch] = &Signal{Raw: ms}
+		if f.sig[signalDense] == nil && c.HasDense {
+			f.sig[signalDense] = &Signal{Raw: c.Dense}
+		}
+		f.sig[signalMatch] = &Signal{Raw: m.score(c.Text)}
 	}
 	// Scale each signal over the candidates.
 	topBM := 0.0
@@ -274,13 +268,8 @@ func (m *matcher) best(text string) []float64 {
 	if len(m.words) == 0 {
 		return best
 	}
-	seen := map[string]bool{}
 	for _, w := range embed.Words(text) {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		cs, ok := m.cos[w]
+		cs, ok := m.cos[w] // a word seen twice counts once: max is idempotent
 		if !ok {
 			cs = make([]float64, len(m.words))
 			for i, qw := range m.words {

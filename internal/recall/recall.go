@@ -195,17 +195,23 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 // Priors need a little of every candidate (one query), the results all of
 // the top k only.
 func rank(ctx context.Context, x *index.Index, fused []fusedHit, opts Options) ([]fusedHit, error) {
-	ids := make([]string, len(fused))
-	for i, f := range fused {
-		ids[i] = f.id
+	var ids []string
+	for _, f := range fused {
+		if f.meta == nil {
+			ids = append(ids, f.id)
+		}
 	}
-	metas, err := x.Metas(ctx, ids)
+	metas, err := x.Metas(ctx, ids) // what fuseHybrid did not read
 	if err != nil {
 		return nil, err
 	}
 	kept := fused[:0]
 	for _, f := range fused {
-		if m, ok := metas[f.id]; ok {
+		m, ok := metas[f.id]
+		if f.meta != nil {
+			m, ok = *f.meta, true
+		}
+		if ok {
 			f.explain.Relevance = round(f.score)
 			f.explain.Approved, f.explain.Age = priors(m, opts)
 			f.score *= f.explain.Approved * f.explain.Age

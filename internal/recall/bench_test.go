@@ -1,0 +1,112 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/index"
+)
+
+// benchWords are words of the kind facts and tasks use.
+var benchWords = strings.Fields(`the a of to and in for on with is are be not must never always when after before
+database postgres index cache log file write read lock queue worker request response client server api
+test tests flaky integration unit build deploy release migration schema table column row key value
+error timeout retry latency memory disk network port process thread goroutine channel mutex
+config flag option default user team review proposal fact task issue bug fix feature refactor
+slow fast large small first last new old open closed blocked ready priority label owner
+compaction fsync rename windows linux macos docker kubernetes metrics trace span alert page
+payment invoice order customer account session token auth password secret login email
+parser lexer compiler runtime allocation benchmark profile regression rollback backup restore`)
+
+var benchQueries = []string{"flaky integration tests on the build server", "database migration rollback", "payment timeout retry"}
+
+// benchIndex is an index of n generated task-like documents.
+func benchIndex(b *testing.B, n int) *index.Index {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	docs := make(memSource, n)
+	for i := range docs {
+		words := make([]string, 8+rng.IntN(30))
+		for j := range words {
+			words[j] = benchWords[rng.IntN(len(benchWords))]
+		}
+		docs[i] = index.Doc{ID: fmt.Sprintf("task:%d", i), Kind: "task", Ref: fmt.Sprint(i), Title: strings.Join(words[:4], " "),
+			Body: strings.Join(words, " "), File: "corpus.jsonl", Line: i + 1, Status: "open", Priority: 2}
+	}
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "corpus.jsonl"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	x, err := index.Open(ctx, index.Options{Dir: filepath.Join(root, "idx"), Embedder: embed.NewStatic(embed.Corpus{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	if _, err := x.Update(ctx, root, []index.Source{docs}); err != nil {
+		b.Fatal(err)
+	}
+	return x
+}
+
+// benchSearch: a whole search in one mode, results read.
+func benchSearch(b *testing.B, n int, mode string) {
+	x := benchIndex(b, n)
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := Search(ctx, x, benchQueries[i%len(benchQueries)], Options{Mode: mode}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkSearchBM25_1k(b *testing.B)   { benchSearch(b, 1000, ModeBM25) }
+func BenchmarkSearchBM25_10k(b *testing.B)  { benchSearch(b, 10000, ModeBM25) }
+func BenchmarkSearchHybrid1k(b *testing.B)  { benchSearch(b, 1000, ModeHybrid) }
+func BenchmarkSearchHybrid10k(b *testing.B) { benchSearch(b, 10000, ModeHybrid) }
+
+// benchFuse: the fusion of hybrid search alone — the dense scores of the
+// word candidates, the candidates' texts, the word match and the scaling
+// — over the two rankings' top 100, which are found once beforehand.
+func benchFuse(b *testing.B, n int) {
+	x := benchIndex(b, n)
+	ctx := context.Background()
+	type ranked struct {
+		q            string
+		qv           []float32
+		words, dense []index.Hit
+	}
+	var rs []ranked
+	for _, q := range benchQueries {
+		words, err := x.SearchWords(ctx, q, index.Filter{}, 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		qv, dense, err := searchDense(ctx, x, q, Options{Depth: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs = append(rs, ranked{q, qv, words, dense})
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r := rs[i%len(rs)]
+		if _, err := fuseHybrid(ctx, x, r.q, r.qv, r.words, r.dense, DefaultWeights); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkFuseHybrid1k(b *testing.B)  { benchFuse(b, 1000) }
+func BenchmarkFuseHybrid10k(b *testing.B) { benchFuse(b, 10000) }
