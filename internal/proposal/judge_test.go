@@ -42,7 +42,7 @@ func wantRelation(class string) string {
 	return ""
 }
 
-func readPairs(t *testing.T) []judgePair {
+func readPairs(t testing.TB) []judgePair {
 	t.Helper()
 	f, err := os.Open(pairsFile)
 	if err != nil {
