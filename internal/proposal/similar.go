@@ -116,8 +116,8 @@ func Prepare(s string) *Proposed {
 // A possible contradiction is a similarity of at least frozen.contra
 // where one side negates and the other does not, a number or version
 // differs, or a word is the other's opposite (tabs and spaces); or one
-// word swapped for another in otherwise the same words (PostgreSQL and
-// MySQL). Why says which. Otherwise a similarity of at least frozen.dup,
+// name swapped for another in otherwise the same words (PostgreSQL and
+// MySQL: words outside the 5,000 most frequent). Why says which. Otherwise a similarity of at least frozen.dup,
 // or a cosine of at least frozen.semDup, is a near-duplicate: the same
 // fact, reworded or not. Anything else is not similar (ok false). cosine
 // < 0 means no semantic similarity is known. The score is the higher of
@@ -317,8 +317,8 @@ const (
 
 // conflict says what may make a proposed text a contradict a fact b: one
 // side negates and the other neither negates nor contrasts ("instead",
-// "rather"), a number differs, a word is the other's opposite, or one word
-// is swapped for another in otherwise the same words.
+// "rather"), a number differs, a word is the other's opposite, or one name
+// is swapped for another in otherwise the same words (isName).
 func conflict(a, b *text) (kind int, why string) {
 	if a.neg && !b.neg && !b.contrast {
 		return conflictNegation, "the proposal negates, the fact does not"
@@ -348,7 +348,7 @@ func conflict(a, b *text) (kind int, why string) {
 			onlyB = append(onlyB, w.s)
 		}
 	}
-	if len(onlyA) == 1 && len(onlyB) == 1 && len(a.words) >= 3 {
+	if len(onlyA) == 1 && len(onlyB) == 1 && len(a.words) >= 3 && isName(onlyA[0]) && isName(onlyB[0]) {
 		return conflictSwap, "the proposal says " + onlyA[0] + ", the fact " + onlyB[0]
 	}
 	return conflictNone, ""
@@ -364,6 +364,16 @@ func numberKey(n string) string {
 }
 
 // firstMissing is the first number of xs that ys does not have, or "".
+// isName reports whether a word is rare enough to name a tool, a product
+// or a setting (PostgreSQL, yarn, Sentry) rather than to be a word of
+// ordinary English that a paraphrase swaps for another (builds, uses):
+// the built-in word table does not have it, or ranks it past the 5,000
+// most frequent words.
+func isName(w string) bool {
+	r, ok := embed.WordRank(w)
+	return !ok || r >= 5000
+}
+
 func firstMissing(xs, ys []string) string {
 	for _, x := range xs {
 		found := false
