@@ -23,7 +23,7 @@ type Matcher interface {
 // half of testdata/judge/pairs.jsonl and frozen (TestJudgeThresholds
 // chooses them again and fails if they moved; docs/recall.md has the
 // tables).
-var frozen = thresholds{dup: 0.48, contra: 0.60, semDup: 0.85}
+var frozen = thresholds{dup: 0.48, contra: 0.62, semDup: 0.85}
 
 // thresholds are where Judge's similarities start to count.
 type thresholds struct {
@@ -48,6 +48,11 @@ func (th thresholds) relation(sim float64, kind int, cosine float64) string {
 	switch {
 	case kind == conflictSwap || kind != conflictNone && sim >= th.contra:
 		return "possible-contradiction"
+	case kind == conflictNumber:
+		// A rewording keeps the numbers: another number in a text less
+		// alike than a contradiction is about another thing (the API's
+		// port and the metrics port).
+		return ""
 	case sim >= th.dup || cosine >= 0 && cosine >= th.semDup:
 		return "near-duplicate"
 	}
