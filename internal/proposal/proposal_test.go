@@ -179,6 +179,8 @@ func TestJudge(t *testing.T) {
 			"possible-contradiction", "the proposal says 04:00, the fact 02:00"},
 		{"Run the integration tests in parallel.", "Don't run the integration tests in parallel.",
 			"possible-contradiction", "the proposal negates, the fact does not"},
+		{"Run the integration tests in parallel.", "dont run the 'integration' tests in parallel",
+			"possible-contradiction", "the proposal negates, the fact does not"},
 		{"Shell scripts are indented with tabs.", "Shell scripts are indented with spaces.",
 			"possible-contradiction", "the proposal says spaces, the fact tabs"},
 		{"The main database is PostgreSQL.", "The main database is MySQL.",

@@ -183,6 +183,9 @@ var numberWords = map[string]string{
 var negations = map[string]bool{
 	"not": true, "never": true, "no": true, "avoid": true, "cannot": true, "without": true, "nor": true,
 	"forbidden": true, "disallow": true,
+	// n't typed without its apostrophe
+	"dont": true, "doesnt": true, "cant": true, "isnt": true, "arent": true, "wont": true, "shouldnt": true,
+	"mustnt": true, "neednt": true,
 }
 
 var stopwords = map[string]bool{
@@ -213,7 +216,7 @@ func parseText(s string) text {
 	}
 	seen := map[string]bool{}
 	for _, tok := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' }) {
-		tok = strings.ReplaceAll(tok, "’", "'")
+		tok = strings.Trim(strings.ReplaceAll(tok, "’", "'"), "'")
 		if negations[tok] || strings.HasSuffix(tok, "n't") {
 			t.neg = true
 			continue
