@@ -242,6 +242,10 @@ func TestJudgeCalibration(t *testing.T) {
 	if len(ps) < 150 {
 		t.Fatalf("%d pairs, want at least 150", len(ps))
 	}
+	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "recall.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	noCosine := func(judgePair) float64 { return -1 }
 	for _, mode := range []struct {
 		name   string
@@ -252,7 +256,14 @@ func TestJudgeCalibration(t *testing.T) {
 	} {
 		js := judgeAll(ps, mode.cosine)
 		cal, test, fresh := judgeSplit(js, "calibration", frozen), judgeSplit(js, "test", frozen), judgeSplit(js, "fresh", frozen)
-		t.Log("\n" + judgeMarkdown("Judge, "+mode.name+":", cal, test, fresh))
+		table := judgeMarkdown("Judge, "+mode.name+":", cal, test, fresh)
+		t.Log("\n" + table)
+		// The table in docs/recall.md is this one.
+		for _, row := range strings.Split(table, "\n")[2:] {
+			if row != "" && !strings.Contains(string(docs), row+"\n") {
+				t.Errorf("docs/recall.md lacks the row %q: copy the table from go test -run TestJudgeCalibration -v", row)
+			}
+		}
 		for _, w := range fresh.wrong {
 			t.Logf("fresh: %s", w)
 		}
