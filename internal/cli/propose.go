@@ -118,11 +118,20 @@ func (e *Env) factsBook(ctx context.Context) (*config.Workspace, *proposal.Book,
 // facts it resembles, and that it goes over the line budget.
 func warnFiled(env *Env, p *proposal.Proposal) {
 	for _, s := range p.Similar {
-		env.warnf("%s: %s (%.2f) %s: %s", p.ID, s.Relation, s.Score, s.FactID, visibleLine(oneLine(s.Text)))
+		env.warnf("%s: %s (%s) %s: %s", p.ID, s.Relation, similarWhy(s), s.FactID, visibleLine(oneLine(s.Text)))
 	}
 	if p.OverBudget {
 		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
 	}
+}
+
+// similarWhy is a similar fact's score, and what conflicts in a possible
+// contradiction: "0.91; the proposal says 1.24, the fact 1.22".
+func similarWhy(s proposal.Similar) string {
+	if s.Why == "" {
+		return fmt.Sprintf("%.2f", s.Score)
+	}
+	return fmt.Sprintf("%.2f; %s", s.Score, visibleLine(s.Why))
 }
 
 // parseEvidenceFlags parses --evidence kind:ref values; a bad one is a

@@ -320,7 +320,7 @@ func reviewTail(b *strings.Builder, book *proposal.Book, p *proposal.Proposal) {
 		fmt.Fprintf(b, "Evidence: %s %s\n", visibleLine(e.Kind), visibleLine(e.Ref))
 	}
 	for _, s := range p.Similar {
-		fmt.Fprintf(b, "Similar (%s, %.2f): %s %s\n", visibleLine(s.Relation), s.Score, visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
+		fmt.Fprintf(b, "Similar (%s, %s): %s %s\n", visibleLine(s.Relation), similarWhy(s), visibleLine(s.FactID), visibleLine(oneLine(s.Text)))
 	}
 	if p.Status == proposal.StatusPending && !p.IsPlaybook() {
 		if eff, err := book.BudgetEffect(p); err == nil {

@@ -82,6 +82,9 @@ type Similar struct {
 	Score    float64 `json:"score"`
 	// Relation: "near-duplicate" or "possible-contradiction".
 	Relation string `json:"relation"`
+	// Why says what conflicts in a possible contradiction ("the proposal
+	// says 1.24, the fact 1.22"); empty for a near-duplicate.
+	Why string `json:"why,omitempty"`
 }
 
 // Event is one step of a proposal's history.

@@ -10,8 +10,8 @@ import (
 )
 
 // Matcher is proposal.Matcher over the index: it judges each fact of the
-// category by its word overlap and by the cosine of its stored vector
-// with the proposed text's, so a paraphrase of a fact is flagged too. The
+// category by its words (proposal.Judge) and by the cosine of its stored
+// vector with the proposed text's. The
 // index must be up to date. If the dense search fails, it judges by words
 // alone and keeps the error in Err.
 type Matcher struct {
@@ -37,6 +37,7 @@ func (m *Matcher) Similar(category, text string, facts []ledger.Fact) []proposal
 		}
 	}
 	var out []proposal.Similar
+	p := proposal.Prepare(text)
 	for _, f := range facts {
 		if f.Category != category {
 			continue
@@ -45,7 +46,7 @@ func (m *Matcher) Similar(category, text string, facts []ledger.Fact) []proposal
 		if !ok {
 			c = -1
 		}
-		if s, ok := proposal.Judge(text, f, c); ok {
+		if s, ok := p.Judge(f, c); ok {
 			out = append(out, s)
 		}
 	}

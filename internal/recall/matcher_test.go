@@ -42,7 +42,7 @@ func TestMatcherJudgesFactsThroughTheIndex(t *testing.T) {
 		relation string // "" for nothing flagged
 	}{
 		{"Integration tests flake when run in parallel because they share port 7070; use -p 1.", "near-duplicate"},
-		{"The integration tests do not share a port; run them in parallel.", "possible-contradiction"},
+		{"The integration tests share port 8080; run them with -p 1 or they flake.", "possible-contradiction"},
 		{"Prefer table-driven tests with descriptive names.", ""},
 	} {
 		got := m.Similar("pitfalls", c.text, parsed)
