@@ -186,7 +186,9 @@ func readRows(path string) ([]evalRow, error) {
 	return out, nil
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' }
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+}
 
 // readQrels reads query_id, doc_id and relevance per line, tab- or
 // space-separated; a header line (a relevance that is not a number) is
