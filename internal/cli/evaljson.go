@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 
 	"github.com/memctl/memctl/internal/recall"
 )
@@ -58,7 +59,7 @@ func toEvalJSON(emb, groupBy string, reps []recall.EvalReport) evalJSON {
 	out := evalJSON{SchemaVersion: evalSchemaVersion, Embedder: emb, GroupBy: groupBy,
 		Confidence: recall.Level, Resamples: recall.Resamples, Seed: recall.Seed, Corpora: make([]evalCorpusJSON, 0, len(reps))}
 	for _, r := range reps {
-		c := evalCorpusJSON{Name: r.Corpus.Name, Dir: r.Corpus.Dir, Queries: r.Queries, Docs: r.Docs, Groups: r.Groups,
+		c := evalCorpusJSON{Name: r.Corpus.Name, Dir: filepath.ToSlash(r.Corpus.Dir), Queries: r.Queries, Docs: r.Docs, Groups: r.Groups,
 			Modes: make([]evalModeJSON, 0, len(r.Modes)), Compared: make([]evalComparisonJSON, 0, len(r.Compared))}
 		for _, m := range r.Modes {
 			c.Modes = append(c.Modes, evalModeJSON{Mode: m.Mode, Recall5: r4(m.Mean.Recall5), Recall10: r4(m.Mean.Recall10),
