@@ -201,3 +201,27 @@ func writeFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// queryFails embeds documents but fails on the text of one query, as an
+// embedding server that goes down between indexing and searching does.
+type queryFails struct {
+	embed.Embedder
+	query string
+}
+
+func (q queryFails) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 1 && texts[0] == q.query {
+		return nil, errors.New("HTTP 503")
+	}
+	return q.Embedder.Embed(ctx, texts)
+}
+
+func TestEvaluateRefusesAModeThatFellBack(t *testing.T) {
+	t.Parallel()
+	c := Corpus{Name: "tiny", Dir: tinyDir, Queries: filepath.Join(tinyDir, "queries.jsonl")}
+	emb := queryFails{Embedder: embed.NewStatic(embed.Corpus{}), query: "postgresql metadata"}
+	_, err := Evaluate(context.Background(), c, EvalOptions{Modes: []string{ModeHybrid}, Embedder: emb, TempDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "tiny: query q1: mode hybrid fell back to bm25: dense search failed (HTTP 503)") {
+		t.Errorf("err = %v, want hybrid's fallback refused", err)
+	}
+}
