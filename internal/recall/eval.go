@@ -243,7 +243,7 @@ func (e groupEval) run(ctx context.Context, docs []index.Doc, qs []evalRow, mode
 			if err != nil {
 				return fmt.Errorf("query %s: %w", q.ID, err)
 			}
-			m.PerQuery[i] = score(r.Docs, e.qrels[q.ID])
+			score(&m.PerQuery[i], r.Docs, e.qrels[q.ID])
 			if m.Run != nil {
 				m.Run[i].Docs, m.Run[i].Scores = r.Docs, r.Scores
 			}
@@ -275,10 +275,11 @@ func rankOnly(ctx context.Context, x *index.Index, query string, so Options) (Ra
 	return r, nil
 }
 
-// score is one query's metrics, as score_retrieval.py counts them: gain
-// 2^rel − 1 discounted by log2(rank + 1) for nDCG@10, and MRR from the
-// first relevant document anywhere in the ranking.
-func score(ranked []string, rel map[string]float64) Metrics {
+// score adds one query's metrics to sum, as score_retrieval.py counts
+// them: gain 2^rel − 1 discounted by log2(rank + 1) for nDCG@10, and MRR
+// from the first relevant document anywhere in the ranking. A query
+// without a relevant document adds nothing.
+func score(sum *Metrics, ranked []string, rel map[string]float64) {
 	var gains []float64
 	for _, r := range rel {
 		if r > 0 {
@@ -286,7 +287,7 @@ func score(ranked []string, rel map[string]float64) Metrics {
 		}
 	}
 	if len(gains) == 0 {
-		return Metrics{}
+		return
 	}
 	hits5, hits10 := 0, 0
 	dcg := 0.0
@@ -313,11 +314,12 @@ func score(ranked []string, rel map[string]float64) Metrics {
 	for i, r := range gains[:min(len(gains), 10)] {
 		idcg += gain(r, i)
 	}
-	m := Metrics{Recall5: float64(hits5) / float64(len(gains)), Recall10: float64(hits10) / float64(len(gains)), NDCG10: dcg / idcg}
+	sum.Recall5 += float64(hits5) / float64(len(gains))
+	sum.Recall10 += float64(hits10) / float64(len(gains))
+	sum.NDCG10 += dcg / idcg
 	if first > 0 {
-		m.MRR = 1 / float64(first)
+		sum.MRR += 1 / float64(first)
 	}
-	return m
 }
 
 // gain is a relevance's discounted gain at rank i+1.

@@ -19,29 +19,41 @@ var tinyDir = filepath.Join("..", "..", "testdata", "eval", "tiny")
 func TestScoreMatchesTheReferenceFormulas(t *testing.T) {
 	t.Parallel()
 	// Two relevant documents, found at ranks 2 and 7.
-	m := score([]string{"x", "a", "y", "z", "w", "v", "b"}, map[string]float64{"a": 1, "b": 1, "never": 0})
+	m := queryScore([]string{"x", "a", "y", "z", "w", "v", "b"}, map[string]float64{"a": 1, "b": 1, "never": 0})
 	wantNDCG := (1/math.Log2(3) + 1/math.Log2(8)) / (1 + 1/math.Log2(3))
 	if m.Recall5 != 0.5 || m.Recall10 != 1 || math.Abs(m.NDCG10-wantNDCG) > 1e-12 || m.MRR != 0.5 {
 		t.Errorf("metrics %+v, want recall@5 .5, recall@10 1, ndcg %.6f, mrr .5", m, wantNDCG)
 	}
 	// Graded relevance: gain 2^rel - 1.
-	m = score([]string{"b", "a"}, map[string]float64{"a": 2, "b": 1})
+	m = queryScore([]string{"b", "a"}, map[string]float64{"a": 2, "b": 1})
 	want := (1 + 3/math.Log2(3)) / (3 + 1/math.Log2(3))
 	if math.Abs(m.NDCG10-want) > 1e-12 {
 		t.Errorf("graded ndcg %g, want %g", m.NDCG10, want)
 	}
 	// Past rank 10 only MRR counts.
 	ranked := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "a"}
-	if m := score(ranked, map[string]float64{"a": 1}); m != (Metrics{MRR: 1.0 / 11}) {
+	if m := queryScore(ranked, map[string]float64{"a": 1}); m != (Metrics{MRR: 1.0 / 11}) {
 		t.Errorf("metrics %+v, want MRR 1/11 only", m)
 	}
 	// Nothing relevant found, and a query with no relevant document.
-	if m := score([]string{"x"}, map[string]float64{"a": 1}); m != (Metrics{}) {
+	if m := queryScore([]string{"x"}, map[string]float64{"a": 1}); m != (Metrics{}) {
 		t.Errorf("metrics %+v, want zeros", m)
 	}
-	if m := score([]string{"x"}, map[string]float64{"x": 0}); m != (Metrics{}) {
+	if m := queryScore([]string{"x"}, map[string]float64{"x": 0}); m != (Metrics{}) {
 		t.Errorf("metrics %+v, want zeros", m)
 	}
+	// score adds to what it is given.
+	sum := Metrics{MRR: 1}
+	score(&sum, []string{"a"}, map[string]float64{"a": 1})
+	if sum != (Metrics{Recall5: 1, Recall10: 1, NDCG10: 1, MRR: 2}) {
+		t.Errorf("sum %+v", sum)
+	}
+}
+
+func queryScore(ranked []string, rel map[string]float64) Metrics {
+	var m Metrics
+	score(&m, ranked, rel)
+	return m
 }
 
 func TestFindCorpora(t *testing.T) {
@@ -223,5 +235,20 @@ func TestEvaluateRefusesAModeThatFellBack(t *testing.T) {
 	_, err := Evaluate(context.Background(), c, EvalOptions{Modes: []string{ModeHybrid}, Embedder: emb, TempDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "tiny: query q1: mode hybrid fell back to bm25: dense search failed (HTTP 503)") {
 		t.Errorf("err = %v, want hybrid's fallback refused", err)
+	}
+}
+
+func TestJudgedCountsAQueryOnce(t *testing.T) {
+	t.Parallel()
+	in := evalInput{
+		queries: []evalRow{{ID: "q1"}, {ID: "q2"}, {ID: "q1", Text: "again"}, {ID: "q3"}},
+		qrels:   map[string]map[string]float64{"q1": {"d": 1}, "q2": {"d": 0}, "q3": {"d": 2}},
+	}
+	var ids []string
+	for _, q := range in.judged() {
+		ids = append(ids, q.ID+q.Text)
+	}
+	if got := strings.Join(ids, " "); got != "q1 q3" {
+		t.Errorf("judged %q, want q1 q3 (q2 has only a 0, q1 counts once)", got)
 	}
 }

@@ -114,10 +114,16 @@ func (in evalInput) groups(field string) (map[string][]index.Doc, []string) {
 
 // judged are the queries with at least one relevant document, the ones a
 // mean is taken over (as score_retrieval.py takes it); the rest have
-// nothing to find.
+// nothing to find. A query ID that comes again counts once, as the
+// scorer counts it.
 func (in evalInput) judged() []evalRow {
 	var out []evalRow
+	seen := map[string]bool{}
 	for _, q := range in.queries {
+		if seen[q.ID] {
+			continue
+		}
+		seen[q.ID] = true
 		for _, r := range in.qrels[q.ID] {
 			if r > 0 {
 				out = append(out, q)
