@@ -13,20 +13,20 @@ import (
 	"github.com/memctl/memctl/internal/embed"
 )
 
-// locomoDir is the LoCoMo benchmark folder MEMCTL_BENCH_LOCOMO names
+// locomoDir is the LoCoMo benchmark folder MEMCTL_LOCOMO names
 // (shared/bench/locomo: its licence keeps it out of this repository), or
 // skips.
 func locomoDir(tb testing.TB) string {
-	dir := os.Getenv("MEMCTL_BENCH_LOCOMO")
+	dir := os.Getenv("MEMCTL_LOCOMO")
 	if dir == "" {
-		tb.Skip("MEMCTL_BENCH_LOCOMO is not set")
+		tb.Skip("MEMCTL_LOCOMO is not set")
 	}
 	return dir
 }
 
 // TestEvaluateMatchesScoreRetrieval checks memctl's figures against the
 // reference scorer's on the run files it writes, on every corpus of
-// LoCoMo: MEMCTL_BENCH_LOCOMO=../shared/bench/locomo, and python3 with
+// LoCoMo: MEMCTL_LOCOMO=../shared/bench/locomo, and python3 with
 // score_retrieval.py (MEMCTL_BENCH_SCORER, default next to the folder).
 func TestEvaluateMatchesScoreRetrieval(t *testing.T) {
 	dir := locomoDir(t)
@@ -81,7 +81,7 @@ func scorerLine(t *testing.T, out string) string {
 }
 
 // BenchmarkEvaluateLoCoMo evaluates every corpus of LoCoMo
-// (MEMCTL_BENCH_LOCOMO) in every mode, as eval retrieval does.
+// (MEMCTL_LOCOMO) in every mode, as eval retrieval does.
 func BenchmarkEvaluateLoCoMo(b *testing.B) {
 	dir := locomoDir(b)
 	corpora, err := FindCorpora(dir)
