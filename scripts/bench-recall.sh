@@ -4,7 +4,8 @@
 #   - recall p50 with a current index (hybrid, bm25, dense)
 #   - one changed fact re-indexed and queried
 #   - peak RSS of the build and of a recall
-#   - LoCoMo retrieval quality (eval retrieval --group-by conv)
+#   - LoCoMo retrieval quality: turns, facts and sessions, with intervals
+#     and the paired test (eval retrieval --group-by conv)
 # The tasks come from the Beads generator and LoCoMo from the shared
 # benchmark data, which is not part of this repository: point
 # MEMCTL_BENCH_DATA at its directory (default ../shared/bench).
@@ -40,6 +41,6 @@ hyperfine -N --warmup 2 --runs 20 --export-json change.json \
   "$memctl recall 'which database do we use'"
 python3 -c 'import json; r=json.load(open("change.json"))["results"][0]; print("p50 change+recall %.1f ms" % (r["median"]*1000))'
 if [ -d "$data/locomo" ]; then
-  echo "== LoCoMo (shared half), --group-by conv"
+  echo "== LoCoMo (shared half: turns, facts, sessions), --group-by conv"
   "$memctl" eval retrieval "$data/locomo" --group-by conv
 fi

@@ -57,19 +57,3 @@ func toIndexUpdateJSON(u index.UpdateStats) *indexUpdateJSON {
 	return &indexUpdateJSON{Files: u.Files, Read: u.Read, Removed: u.Removed, Skipped: u.Skipped, Added: u.Added,
 		Changed: u.Changed, Deleted: u.Deleted, Docs: u.Docs, Embedded: u.Embedded, Missing: u.Missing, Refit: u.Refit}
 }
-
-// evalMetricsJSON is one mode's metrics in eval retrieval --json.
-type evalMetricsJSON struct {
-	Recall5  float64 `json:"recall@5"`
-	Recall10 float64 `json:"recall@10"`
-	NDCG10   float64 `json:"ndcg@10"`
-	MRR      float64 `json:"mrr"`
-}
-
-func toEvalModesJSON(modes map[string]recall.Metrics) map[string]evalMetricsJSON {
-	out := make(map[string]evalMetricsJSON, len(modes))
-	for mode, m := range modes {
-		out[mode] = evalMetricsJSON{Recall5: m.Recall5, Recall10: m.Recall10, NDCG10: m.NDCG10, MRR: m.MRR}
-	}
-	return out
-}

@@ -1,43 +1,47 @@
 package recall
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/index"
 )
+
+// Baseline is the mode every other mode is compared with: words alone.
+const Baseline = ModeBM25
+
+// Level is the confidence level of the evaluation's intervals.
+const Level = 0.95
 
 // EvalOptions configure a retrieval evaluation.
 type EvalOptions struct {
 	// GroupBy ranks each query only among the documents whose meta field
 	// of that name equals the query's (one index per group).
 	GroupBy string
-	// Modes to score; default bm25, dense, hybrid.
+	// Modes to score, in the order reported; default every mode recall
+	// has (Modes), or only bm25 without an embedder.
 	Modes []string
-	// Embedder for the dense ranking; nil uses the built-in one.
+	// Embedder for the dense ranking; nil ranks by words only.
 	Embedder embed.Embedder
 	// TempDir holds the temporary indexes (default os.TempDir()).
 	TempDir string
-	// Search tunes the ranking (K and Mode are set by the evaluation).
+	// Search tunes the ranking (K, Depth and Mode are set by the
+	// evaluation).
 	Search Options
-	// RunMode's ranked lists (top 100) are written to Run, if set.
-	RunMode string
-	Run     io.Writer
+	// KeepRuns keeps each mode's ranked lists in the report, for a run
+	// file (WriteTREC).
+	KeepRuns bool
 }
 
-// Metrics of one mode, averaged over the queries that have a relevant
-// document.
+// Metrics of one query, or their mean over the queries.
 type Metrics struct {
 	Recall5  float64
 	Recall10 float64
@@ -45,77 +49,106 @@ type Metrics struct {
 	MRR      float64
 }
 
-// EvalReport is the result of an evaluation.
+// ModeReport is one mode's figures on a corpus.
+type ModeReport struct {
+	Mode string
+	// Mean over the judged queries, and the bootstrap interval of its
+	// nDCG@10.
+	Mean     Metrics
+	NDCG10CI Interval
+	// PerQuery are the judged queries' metrics, in EvalReport.QueryIDs
+	// order.
+	PerQuery []Metrics
+	// Run is the ranked lists (top 100), with KeepRuns.
+	Run []Ranked
+}
+
+// Ranked is one query's ranking: document IDs best first, with the
+// ranking's scores.
+type Ranked struct {
+	Query  string
+	Docs   []string
+	Scores []float64
+}
+
+// Comparison is one mode against the baseline on per-query nDCG@10.
+type Comparison struct {
+	Mode, Baseline string
+	Paired
+}
+
+// EvalReport is the evaluation of one corpus.
 type EvalReport struct {
-	Queries int
-	Docs    int
-	Groups  int
-	Modes   map[string]Metrics
+	Corpus Corpus
+	// Queries is how many queries have a relevant document (the ones
+	// averaged); QueryIDs are their IDs in the order of queries.jsonl.
+	Queries  int
+	QueryIDs []string
+	Docs     int
+	Groups   int
+	Modes    []ModeReport
+	// Compared holds each mode other than the baseline against it, when
+	// both were scored.
+	Compared []Comparison
 }
 
-type evalRow struct {
-	ID   string         `json:"id"`
-	Text string         `json:"text"`
-	Meta map[string]any `json:"meta"`
+// Mode returns the report of mode m, if it was scored.
+func (r *EvalReport) Mode(m string) (ModeReport, bool) {
+	for _, mr := range r.Modes {
+		if mr.Mode == m {
+			return mr, true
+		}
+	}
+	return ModeReport{}, false
 }
 
-func (r evalRow) group(field string) string {
-	if field == "" {
-		return ""
-	}
-	v, ok := r.Meta[field]
-	if !ok || v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
+// ErrNeedsEmbedder is a mode other than bm25 asked of an evaluation
+// without an embedder.
+var ErrNeedsEmbedder = errors.New("needs an embedder")
 
-// Evaluate reads DIR/corpus.jsonl, DIR/queries.jsonl and DIR/qrels.tsv,
-// indexes the corpus in temporary indexes and scores each mode.
-func Evaluate(ctx context.Context, dir string, opts EvalOptions) (EvalReport, error) {
-	var rep EvalReport
-	corpus, err := readRows(filepath.Join(dir, "corpus.jsonl"))
-	if err != nil {
-		return rep, err
-	}
-	queries, err := readRows(filepath.Join(dir, "queries.jsonl"))
-	if err != nil {
-		return rep, err
-	}
-	qrels, err := readQrels(filepath.Join(dir, "qrels.tsv"))
-	if err != nil {
-		return rep, err
-	}
+// Evaluate indexes the corpus in temporary indexes (one per group, each
+// shared by every mode) and scores each mode's top 100 for every judged
+// query.
+func Evaluate(ctx context.Context, c Corpus, opts EvalOptions) (EvalReport, error) {
+	rep := EvalReport{Corpus: c}
 	if len(opts.Modes) == 0 {
-		opts.Modes = []string{ModeBM25, ModeDense, ModeHybrid}
-	}
-	if opts.RunMode == "" {
-		opts.RunMode = ModeHybrid
-	}
-	if opts.Embedder == nil {
-		opts.Embedder = embed.NewStatic(embed.Corpus{})
-	}
-	groups := map[string][]index.Doc{}
-	var order []string
-	for _, r := range corpus {
-		g := r.group(opts.GroupBy)
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
+		opts.Modes = Modes
+		if opts.Embedder == nil {
+			opts.Modes = []string{ModeBM25}
 		}
-		groups[g] = append(groups[g], index.Doc{ID: r.ID, Kind: "doc", Ref: r.ID, Body: r.Text, File: "corpus.jsonl", Priority: -1})
 	}
-	rep.Docs, rep.Groups = len(corpus), len(groups)
-	qByGroup := map[string][]evalRow{}
-	for _, q := range queries {
-		if len(qrels[q.ID]) == 0 {
-			continue
-		}
-		qByGroup[q.group(opts.GroupBy)] = append(qByGroup[q.group(opts.GroupBy)], q)
-		rep.Queries++
-	}
-	sums := map[string]*Metrics{}
 	for _, m := range opts.Modes {
-		sums[m] = &Metrics{}
+		if m != ModeBM25 && opts.Embedder == nil {
+			return rep, fmt.Errorf("mode %q: %w", m, ErrNeedsEmbedder)
+		}
+	}
+	in, err := c.read()
+	if err != nil {
+		return rep, err
+	}
+	groups, order := in.groups(opts.GroupBy)
+	rep.Docs, rep.Groups = len(in.corpus), len(groups)
+	judged := in.judged()
+	rep.Queries = len(judged)
+	pos := map[string]int{}
+	qByGroup := map[string][]evalRow{}
+	for i, q := range judged {
+		rep.QueryIDs = append(rep.QueryIDs, q.ID)
+		pos[q.ID] = i
+		g := q.group(opts.GroupBy)
+		qByGroup[g] = append(qByGroup[g], q)
+	}
+	rep.Modes = make([]ModeReport, len(opts.Modes))
+	for i, m := range opts.Modes {
+		// A query whose group has no documents keeps zeros, as a
+		// query missing from a run file does.
+		rep.Modes[i] = ModeReport{Mode: m, PerQuery: make([]Metrics, len(judged))}
+		if opts.KeepRuns {
+			rep.Modes[i].Run = make([]Ranked, len(judged))
+			for j, q := range judged {
+				rep.Modes[i].Run[j].Query = q.ID
+			}
+		}
 	}
 	tmp, err := os.MkdirTemp(opts.TempDir, "memctl-eval-")
 	if err != nil {
@@ -126,64 +159,134 @@ func Evaluate(ctx context.Context, dir string, opts EvalOptions) (EvalReport, er
 		if len(qByGroup[g]) == 0 {
 			continue
 		}
-		err := evalGroup(ctx, dir, filepath.Join(tmp, strconv.Itoa(gi)), groups[g], qByGroup[g], qrels, opts, sums)
-		if err != nil {
-			return rep, err
+		e := groupEval{dir: c.Dir, idxDir: filepath.Join(tmp, strconv.Itoa(gi)), opts: opts, qrels: in.qrels, pos: pos}
+		if err := e.run(ctx, groups[g], qByGroup[g], rep.Modes); err != nil {
+			return rep, fmt.Errorf("%s: %w", c.Name, err)
 		}
 	}
-	rep.Modes = map[string]Metrics{}
-	for m, s := range sums {
-		n := float64(max(rep.Queries, 1))
-		rep.Modes[m] = Metrics{Recall5: r4(s.Recall5 / n), Recall10: r4(s.Recall10 / n), NDCG10: r4(s.NDCG10 / n), MRR: r4(s.MRR / n)}
-	}
+	rep.summarise()
 	return rep, nil
 }
 
-func r4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+// summarise fills the means, intervals and comparisons from the
+// per-query metrics.
+func (r *EvalReport) summarise() {
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		m.Mean = mean(m.PerQuery)
+		m.NDCG10CI = BootstrapMean(ndcgs(m.PerQuery), Level, Resamples, Seed)
+	}
+	base, ok := r.Mode(Baseline)
+	if !ok {
+		return
+	}
+	for _, m := range r.Modes {
+		if m.Mode != Baseline {
+			p := PairedTest(ndcgs(m.PerQuery), ndcgs(base.PerQuery), Level, Resamples, Seed)
+			r.Compared = append(r.Compared, Comparison{Mode: m.Mode, Baseline: Baseline, Paired: p})
+		}
+	}
+}
 
-// evalGroup indexes one group's documents in idxDir and adds its queries'
-// metrics, per mode, to sums.
-func evalGroup(ctx context.Context, dir, idxDir string, docs []index.Doc, qs []evalRow, qrels map[string]map[string]float64, opts EvalOptions, sums map[string]*Metrics) error {
-	x, err := index.Open(ctx, index.Options{Dir: idxDir, Embedder: opts.Embedder})
+func mean(ms []Metrics) Metrics {
+	var s Metrics
+	for _, m := range ms {
+		s.Recall5 += m.Recall5
+		s.Recall10 += m.Recall10
+		s.NDCG10 += m.NDCG10
+		s.MRR += m.MRR
+	}
+	n := float64(max(len(ms), 1))
+	return Metrics{Recall5: s.Recall5 / n, Recall10: s.Recall10 / n, NDCG10: s.NDCG10 / n, MRR: s.MRR / n}
+}
+
+func ndcgs(ms []Metrics) []float64 {
+	out := make([]float64, len(ms))
+	for i, m := range ms {
+		out[i] = m.NDCG10
+	}
+	return out
+}
+
+// groupEval scores one group's queries against an index of its documents.
+type groupEval struct {
+	dir, idxDir string
+	opts        EvalOptions
+	qrels       map[string]map[string]float64
+	pos         map[string]int // a query's place in the report
+}
+
+// evalDepth is how deep each query's ranking is scored (MRR looks that
+// far) and written to a run file.
+const evalDepth = 100
+
+func (e groupEval) run(ctx context.Context, docs []index.Doc, qs []evalRow, modes []ModeReport) error {
+	x, err := index.Open(ctx, index.Options{Dir: e.idxDir, Embedder: e.opts.Embedder})
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	if _, err := x.Update(ctx, dir, []index.Source{memSource(docs)}); err != nil {
+	st, err := x.Update(ctx, e.dir, []index.Source{memSource(docs)})
+	if err != nil {
 		return err
 	}
+	if st.Missing > 0 {
+		return fmt.Errorf("embedder %s failed on %d of %d documents: dense figures would be wrong", e.opts.Embedder.ID(), st.Missing, len(docs))
+	}
 	for _, q := range qs {
-		for _, mode := range opts.Modes {
-			so := opts.Search
-			so.Mode, so.K, so.Depth = mode, 100, 100
-			ans, err := Search(ctx, x, q.Text, so)
+		i := e.pos[q.ID]
+		for mi := range modes {
+			m := &modes[mi]
+			so := e.opts.Search
+			so.Mode, so.K, so.Depth = m.Mode, evalDepth, evalDepth
+			r, err := rankOnly(ctx, x, q.Text, so)
 			if err != nil {
 				return fmt.Errorf("query %s: %w", q.ID, err)
 			}
-			ranked := make([]string, len(ans.Results))
-			for i, r := range ans.Results {
-				ranked[i] = r.ID
-			}
-			score(sums[mode], ranked, qrels[q.ID])
-			if opts.Run != nil && mode == opts.RunMode {
-				for i, id := range ranked {
-					fmt.Fprintf(opts.Run, "%s\t%s\t%d\n", q.ID, id, i+1)
-				}
+			score(&m.PerQuery[i], r.Docs, e.qrels[q.ID])
+			if m.Run != nil {
+				m.Run[i].Docs, m.Run[i].Scores = r.Docs, r.Scores
 			}
 		}
 	}
 	return nil
 }
 
-// score adds one query's metrics to sum, as score_retrieval.py counts them.
+// rankOnly is Search without reading the results' documents (most of a
+// search's time on a small corpus, and an evaluation needs only the IDs).
+// A mode that fell back to another (the embedder failed) is an error: its
+// figures would be the other mode's.
+func rankOnly(ctx context.Context, x *index.Index, query string, so Options) (Ranked, error) {
+	if err := CheckQuery(query); err != nil {
+		return Ranked{}, err
+	}
+	so.defaults()
+	ans, top, err := search(ctx, x, query, so)
+	if err != nil {
+		return Ranked{}, err
+	}
+	if ans.Mode != so.Mode {
+		return Ranked{}, fmt.Errorf("mode %s fell back to %s: %s", so.Mode, ans.Mode, ans.Warning)
+	}
+	r := Ranked{Docs: make([]string, len(top)), Scores: make([]float64, len(top))}
+	for i, h := range top {
+		r.Docs[i], r.Scores[i] = h.id, round(h.score)
+	}
+	return r, nil
+}
+
+// score adds one query's metrics to sum, as score_retrieval.py counts
+// them: gain 2^rel − 1 discounted by log2(rank + 1) for nDCG@10, and MRR
+// from the first relevant document anywhere in the ranking. A query
+// without a relevant document adds nothing.
 func score(sum *Metrics, ranked []string, rel map[string]float64) {
-	relevant := 0
+	var gains []float64
 	for _, r := range rel {
 		if r > 0 {
-			relevant++
+			gains = append(gains, r)
 		}
 	}
-	if relevant == 0 {
+	if len(gains) == 0 {
 		return
 	}
 	hits5, hits10 := 0, 0
@@ -199,34 +302,29 @@ func score(sum *Metrics, ranked []string, rel map[string]float64) {
 		}
 		if i < 10 {
 			hits10++
-			dcg += (math.Pow(2, r) - 1) / math.Log2(float64(i)+2)
+			dcg += gain(r, i)
 		}
 		if first == 0 {
 			first = i + 1
 		}
 	}
-	gains := make([]float64, 0, len(rel))
-	for _, r := range rel {
-		if r > 0 {
-			gains = append(gains, r)
-		}
-	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(gains)))
+	slices.Sort(gains)
+	slices.Reverse(gains)
 	idcg := 0.0
-	for i, r := range gains {
-		if i == 10 {
-			break
-		}
-		idcg += (math.Pow(2, r) - 1) / math.Log2(float64(i)+2)
+	for i, r := range gains[:min(len(gains), 10)] {
+		idcg += gain(r, i)
 	}
-	sum.Recall5 += float64(hits5) / float64(relevant)
-	sum.Recall10 += float64(hits10) / float64(relevant)
-	if idcg > 0 {
-		sum.NDCG10 += dcg / idcg
-	}
+	sum.Recall5 += float64(hits5) / float64(len(gains))
+	sum.Recall10 += float64(hits10) / float64(len(gains))
+	sum.NDCG10 += dcg / idcg
 	if first > 0 {
 		sum.MRR += 1 / float64(first)
 	}
+}
+
+// gain is a relevance's discounted gain at rank i+1.
+func gain(rel float64, i int) float64 {
+	return (math.Pow(2, rel) - 1) / math.Log2(float64(i)+2)
 }
 
 // memSource serves documents already in memory as if read from a file.
@@ -236,64 +334,5 @@ func (memSource) Kind() string                               { return "doc" }
 func (memSource) Files(string) ([]string, error)             { return []string{"corpus.jsonl"}, nil }
 func (m memSource) Docs(string, []byte) ([]index.Doc, error) { return m, nil }
 
-func readRows(path string) ([]evalRow, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []evalRow
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		var r evalRow
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
-		}
-		if r.ID == "" {
-			return nil, fmt.Errorf("%s:%d: field \"id\" is missing", path, n+1)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// readQrels reads query_id, doc_id and relevance per line, tab- or
-// space-separated; a header line (a relevance that is not a number) is
-// skipped.
-func readQrels(path string) (map[string]map[string]float64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]map[string]float64{}
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		parts := strings.Fields(sc.Text())
-		if len(parts) == 0 {
-			continue
-		}
-		if len(parts) == 4 { // TREC: qid 0 doc rel
-			parts = []string{parts[0], parts[2], parts[3]}
-		}
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("%s:%d: want query_id, doc_id and relevance", path, n)
-		}
-		rel, err := strconv.ParseFloat(parts[2], 64)
-		if err != nil {
-			if n == 1 {
-				continue // header
-			}
-			return nil, fmt.Errorf("%s:%d: relevance %q is not a number", path, n, parts[2])
-		}
-		if out[parts[0]] == nil {
-			out[parts[0]] = map[string]float64{}
-		}
-		out[parts[0]][parts[1]] = rel
-	}
-	return out, sc.Err()
-}
+// errNoCorpus is a directory without a corpus.
+var errNoCorpus = fmt.Errorf("no corpus.jsonl in it or in a folder in it: %w", fs.ErrNotExist)

@@ -26,6 +26,9 @@ const (
 	ModeDense  = "dense"
 )
 
+// Modes are every mode of recall, words alone first.
+var Modes = []string{ModeBM25, ModeDense, ModeHybrid}
+
 // Options configure a search. The zero value of a field takes the default.
 type Options struct {
 	Mode   string
