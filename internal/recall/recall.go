@@ -37,8 +37,8 @@ type Options struct {
 	// Depth is how many results each ranking contributes to the fusion
 	// (default 100).
 	Depth int
-	// HalfLife of the recency decay for runs (default 30 days); Now is
-	// the time it decays to.
+	// HalfLife of the recency decay for runs (default 30 days; NoDecay:
+	// none); Now is the time it decays to.
 	HalfLife time.Duration
 	Now      time.Time
 	// ApprovedBoost lifts human-approved text (facts) ahead of unapproved
@@ -69,6 +69,10 @@ func (o *Options) defaults() {
 		o.ApprovedBoost = 0.05
 	}
 }
+
+// NoDecay is the HalfLife of runs that do not decay with age: equally
+// relevant runs tie, and rank by id.
+const NoDecay time.Duration = math.MaxInt64
 
 // Scores are a result's scores in each ranking (nil when it was not in
 // that ranking) and after fusion and priors.
@@ -289,7 +293,7 @@ func prior(d index.Meta, opts Options) float64 {
 	if d.Approved {
 		p += opts.ApprovedBoost
 	}
-	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() {
+	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() && opts.HalfLife != NoDecay {
 		age := opts.Now.Sub(d.Created)
 		if age > 0 {
 			p *= math.Pow(0.5, float64(age)/float64(opts.HalfLife))
