@@ -175,8 +175,28 @@ func IndexDir(ws *config.Workspace) string {
 	return filepath.Join(ws.Repo.CommonDir, "memctl")
 }
 
-// Sources is what recall searches: the kinds of the enabled layers.
-func Sources(ws *config.Workspace) []index.Source {
+// Sources is what recall searches: the kinds of the enabled layers, and
+// the person's own preferences file as getenv names it
+// (config.UserPreferencesPath; none when it names none). That file is
+// read into the index under the git directory only, which is never
+// committed, exported or shared.
+func Sources(ws *config.Workspace, getenv func(string) string) []index.Source {
+	out := TeamSources(ws)
+	if getenv != nil {
+		if path := config.UserPreferencesPath(getenv); path != "" {
+			out = append(out, recall.PersonalSource{Path: path, Home: getenv("HOME")})
+		}
+	}
+	return out
+}
+
+// Sources is what recall searches for this session (the package's
+// Sources with the session's environment).
+func (s *Session) Sources() []index.Source { return Sources(s.ws, s.opts.Getenv) }
+
+// TeamSources is what recall searches of the repository: the kinds of
+// the enabled layers.
+func TeamSources(ws *config.Workspace) []index.Source {
 	var out []index.Source
 	for _, src := range recall.Sources() {
 		switch src.Kind() {
@@ -259,7 +279,7 @@ func (s *Session) UpdatedIndex(ctx context.Context) (*index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := x.Update(ctx, s.ws.Root, Sources(s.ws)); err != nil {
+	if _, err := x.Update(ctx, s.ws.Root, s.Sources()); err != nil {
 		return nil, fmt.Errorf("update the recall index: %w", err)
 	}
 	return x, nil
@@ -274,7 +294,7 @@ func (s *Session) SimilarityMatcher(ctx context.Context) *recall.Matcher {
 	}
 	x, err := s.Index(ctx)
 	if err == nil {
-		_, err = x.Update(ctx, s.ws.Root, Sources(s.ws))
+		_, err = x.Update(ctx, s.ws.Root, s.Sources())
 	}
 	if err != nil {
 		s.warnf("similar facts are judged by words only: the recall index failed: %v", err)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -104,10 +105,22 @@ func (s *Session) RecallOptions(mode string, k int, f index.Filter) recall.Optio
 	r := s.ws.Config.Recall
 	so := recall.Options{Mode: mode, K: k, Filter: f, Now: s.Now(),
 		Weights: recall.Weights{BM25: r.Weights.BM25, Dense: r.Weights.Dense, Match: r.Weights.Match}}
-	if r.RunHalfLifeDays > 0 {
-		so.HalfLife = time.Duration(r.RunHalfLifeDays * float64(24*time.Hour))
-	}
+	so.HalfLife = halfLife(r.RunHalfLifeDays)
 	return so
+}
+
+// halfLife is [recall] run_half_life_days as recall takes it: 0 (the
+// default) for none set, and recall.NoDecay for inf or for more days than
+// a Duration holds (about 106,000: past that, a run's decay over any real
+// age is below what a score shows).
+func halfLife(days float64) time.Duration {
+	switch {
+	case !(days > 0):
+		return 0
+	case days*float64(24*time.Hour) >= math.MaxInt64:
+		return recall.NoDecay
+	}
+	return time.Duration(days * float64(24*time.Hour))
 }
 
 // Recall searches the up-to-date index for query (memctl recall). With

@@ -14,6 +14,7 @@ import (
 	"github.com/memctl/memctl/internal/doctor"
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/index"
 )
 
 type doctorOptions struct {
@@ -187,7 +188,7 @@ func (e *Env) doctorEnv() doctor.Env {
 	opts := e.appOptions()
 	return doctor.Env{
 		Embedder: func(ws *config.Workspace) (embed.Embedder, error) { return app.EmbedderFor(ws, opts) },
-		Sources:  app.Sources,
+		Sources:  func(ws *config.Workspace) []index.Source { return app.Sources(ws, e.Getenv) },
 		IndexDir: app.IndexDir,
 		Lock: func(ctx context.Context, ws *config.Workspace) (*fsx.Lock, error) {
 			return e.lockAt(ctx, &ws.Config, ws.LockPath())

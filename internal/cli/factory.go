@@ -82,8 +82,9 @@ func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
 // by its worktrees, never in the working tree.
 func indexDir(ws *config.Workspace) string { return app.IndexDir(ws) }
 
-// sourcesFor is what recall searches: the kinds of the enabled layers.
-func sourcesFor(ws *config.Workspace) []index.Source { return app.Sources(ws) }
+// sources is what recall searches: the kinds of the enabled layers and
+// the personal preferences file.
+func (e *Env) sources(ws *config.Workspace) []index.Source { return app.Sources(ws, e.Getenv) }
 
 // openIndex opens the workspace's index for the rest of the command.
 func (e *Env) openIndex(ctx context.Context, ws *config.Workspace) (*index.Index, error) {

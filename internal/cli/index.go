@@ -78,7 +78,7 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 	}
 	var up *index.UpdateStats
 	if !opts.status {
-		st, err := x.Update(ctx, ws.Root, sourcesFor(ws))
+		st, err := x.Update(ctx, ws.Root, env.sources(ws))
 		if err != nil {
 			return fmt.Errorf("update the recall index: %w", err)
 		}

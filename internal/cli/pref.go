@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -297,12 +296,8 @@ func toPrefJSON(env *Env, scope string, f ledger.Fact) prefJSON {
 // homeRel writes a path under the home directory as ~/…, so that output
 // names the personal file the same way on every machine.
 func homeRel(env *Env, path string) string {
-	home := env.Getenv("HOME")
-	if home == "" || !filepath.IsAbs(path) {
-		return path
-	}
-	if rel, err := filepath.Rel(home, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "~/" + filepath.ToSlash(rel)
+	if r := config.HomeRel(path, env.Getenv("HOME")); strings.HasPrefix(r, "~/") {
+		return r
 	}
 	return path
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -27,6 +25,7 @@ type recallOptions struct {
 	status   string
 	label    string
 	since    string
+	until    string
 	scope    string
 	errText  string
 	explain  bool
@@ -38,16 +37,24 @@ func newRecallCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recall QUERY | --error TEXT",
 		Short: "Search facts, tasks, proposals, runs and playbooks by meaning and by words",
-		Long: `Recall ranks what memctl knows — facts, tasks, proposals, run records and
-playbooks — against a question. The candidates of BM25 over words and of
-dense vectors from an offline embedder are scored by three signals, each
-scaled to [0, 1]: BM25, the dense cosine, and how well each word of the
-question is matched by a word of the text or a word of like meaning; their
-weighted sum ([recall.weights]) is multiplied by the priors (approved text
-first at equal relevance, runs fading with age). --explain shows each
-result's numbers. Every result says where it comes from (file, line). The
-index under the git directory is brought up to date first: only files that
+		Long: `Recall ranks what memctl knows — facts, tasks, proposals, run records,
+playbooks and your personal preferences — against a question. The
+candidates of BM25 over words and of dense vectors from an offline
+embedder are scored by three signals, each scaled to [0, 1]: BM25, the
+dense cosine, and how well each word of the question is matched by a word
+of the text or a word of like meaning; their weighted sum
+([recall.weights]) is multiplied by the priors (approved text first at
+equal relevance, runs fading with age). --explain shows each result's
+numbers. Every result says where it comes from (file, line). The index
+under the git directory is brought up to date first: only files that
 changed are read again.
+
+Filters apply before the cut at -k: --kind, --category, --status, --label,
+--since and --until (a date, a time or a duration ago; --until takes in
+the whole of a date's day), and --scope: team (what the repository shares),
+personal (your preferences, kind personal, from
+$XDG_CONFIG_HOME/memctl/preferences.md), a scope named in [recall.scopes],
+or a path prefix.
 
 With --error, the question is an error text (- reads it from stdin): the
 playbook of its signature and the runs that met the same error come first,
@@ -56,6 +63,7 @@ newest first, marked as signature matches; similar errors follow.`,
   memctl recall "flaky integration tests" --kind task --status open --json
   memctl recall "what did we do on the parser" --kind run --since 7d
   memctl recall "which database do we use" --explain
+  memctl recall "release" --since 2026-10-01 --until 2026-10-31 --scope team
   go test ./... 2>&1 | memctl recall --error - --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,12 +73,13 @@ newest first, marked as signature matches; similar errors follow.`,
 	f := cmd.Flags()
 	f.IntVarP(&opts.k, "k", "k", 10, "how many results")
 	f.StringVar(&opts.mode, "mode", recall.ModeHybrid, "hybrid, bm25 or dense")
-	f.StringSliceVar(&opts.kinds, "kind", nil, "only these kinds: fact, task, proposal, run, playbook (repeatable)")
+	f.StringSliceVar(&opts.kinds, "kind", nil, "only these kinds: fact, task, proposal, run, playbook, personal (repeatable)")
 	f.StringVar(&opts.category, "category", "", "only this facts or proposal category")
 	f.StringVar(&opts.status, "status", "", "only this status (task or proposal)")
 	f.StringVar(&opts.label, "label", "", "only tasks with this label")
-	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02) or a duration ago (72h, 14d)")
-	f.StringVar(&opts.scope, "scope", "", "only documents under a path prefix, or a scope named in [recall.scopes]")
+	f.StringVar(&opts.since, "since", "", "only documents created since a date (2026-01-02), a time or a duration ago (72h, 14d)")
+	f.StringVar(&opts.until, "until", "", "only documents created until a date (the whole day), a time or a duration ago")
+	f.StringVar(&opts.scope, "scope", "", "team, personal, a scope named in [recall.scopes], or a path prefix (./team for a directory)")
 	f.StringVar(&opts.errText, "error", "", "search by an error `text` (- reads stdin): its signature's playbook and runs first")
 	f.BoolVar(&opts.explain, "explain", false, "show how each result's score came about: each signal's score, scaled score, rank and weight, and the priors")
 	f.BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
@@ -221,26 +230,12 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 	if opts.k < 1 {
 		return so, usagef(fmt.Errorf("-k %d: want at least 1", opts.k))
 	}
-	for _, k := range opts.kinds {
-		if !slices.Contains(index.Kinds, k) {
-			return so, usagef(fmt.Errorf("--kind %q: want one of %s", k, strings.Join(index.Kinds, ", ")))
-		}
+	f, err := env.session(ws).RecallFilter(app.RecallFilter{Kinds: opts.kinds, Category: opts.category, Status: opts.status,
+		Label: opts.label, Since: opts.since, Until: opts.until, Scope: opts.scope}, "--")
+	if err != nil {
+		return so, err
 	}
-	so.Filter = index.Filter{Kinds: opts.kinds, Category: opts.category, Status: opts.status, Label: opts.label}
-	if opts.since != "" {
-		t, err := parseWhen("since", opts.since, env.Now(), true)
-		if err != nil {
-			return so, usagef(err)
-		}
-		so.Filter.Since = t
-	}
-	if opts.scope != "" {
-		if prefixes, ok := ws.Config.Recall.Scopes[opts.scope]; ok {
-			so.Filter.Scopes = prefixes
-		} else {
-			so.Filter.Scopes = []string{strings.TrimPrefix(filepath.ToSlash(opts.scope), "./")}
-		}
-	}
+	so.Filter = f
 	return so, nil
 }
 

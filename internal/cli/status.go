@@ -105,7 +105,7 @@ func runStatus(ctx context.Context, env *Env, asJSON bool) error {
 	}
 	now := env.Now()
 	s := status.Gather(ctx, ws, status.Options{TasksCache: tasksCachePath(ws), Runs: runStore(ws),
-		IndexDir: indexDir(ws), IndexSources: sourcesFor(ws), Now: now})
+		IndexDir: indexDir(ws), IndexSources: env.sources(ws), Now: now})
 	if asJSON {
 		return writeJSON(env.Out, toStatusJSON(s))
 	}

@@ -136,6 +136,18 @@ func (r *Recall) obsolete(name string) []Warning {
 	return out
 }
 
+// The scopes recall --scope knows without [recall.scopes], which may not
+// define them.
+const (
+	ScopeTeam     = "team"     // what the repository shares
+	ScopePersonal = "personal" // the person's own preferences
+)
+
+var scopeMeaning = map[string]string{
+	ScopeTeam:     "what the repository shares",
+	ScopePersonal: "your personal preferences",
+}
+
 // Review configures the proposal review.
 type Review struct {
 	// StaleDays: pending proposals older than this are reported by check.
@@ -449,8 +461,13 @@ func (c *Config) validate(name string) error {
 	if w := c.Recall.Weights; w.BM25 < 0 || w.Dense < 0 || w.Match < 0 || w.BM25+w.Dense+w.Match == 0 {
 		return &Error{File: name, Key: "recall.weights", Message: fmt.Sprintf("bm25, dense and match must be 0 or more, and not all 0 (they are %g, %g and %g)", w.BM25, w.Dense, w.Match)}
 	}
-	if c.Recall.RunHalfLifeDays <= 0 {
-		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days, not %g", c.Recall.RunHalfLifeDays)}
+	if !(c.Recall.RunHalfLifeDays > 0) { // NaN too
+		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days (inf: runs never decay), not %g", c.Recall.RunHalfLifeDays)}
+	}
+	for _, reserved := range []string{ScopeTeam, ScopePersonal} {
+		if _, ok := c.Recall.Scopes[reserved]; ok {
+			return &Error{File: name, Key: "recall.scopes." + reserved, Message: fmt.Sprintf("%q is reserved: recall --scope %s means %s; give the scope another name", reserved, reserved, scopeMeaning[reserved])}
+		}
 	}
 	return c.Lock.parse(name)
 }
@@ -495,6 +512,18 @@ func (e *Embed) validate(name string) error {
 		return &Error{File: name, Key: "embed.model", Message: fmt.Sprintf("provider %q needs a model, e.g. model = \"nomic-embed-text\"", e.Provider)}
 	}
 	return nil
+}
+
+// HomeRel writes a path under home as ~/…, so that output names the
+// personal files the same way on every machine; other paths (and any path
+// when home is "") are returned as they are, slash-separated.
+func HomeRel(path, home string) string {
+	if home != "" && filepath.IsAbs(path) {
+		if rel, err := filepath.Rel(home, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(path)
 }
 
 // UserConfigPath is the user's own config file:

@@ -48,6 +48,30 @@ func TestParse(t *testing.T) {
 			t.Errorf("got %+v", cfg.Facts)
 		}
 	})
+	t.Run("recall scopes may not be named team or personal", func(t *testing.T) {
+		for _, name := range []string{"team", "personal"} {
+			_, _, err := Parse([]byte("[recall.scopes]\nmine = [\"a/\"]\n"+name+" = [\"b/\"]\n"), "c.toml", base)
+			var e *Error
+			if !errors.As(err, &e) || e.Key != "recall.scopes."+name || e.Line != 3 || !strings.Contains(e.Message, `"`+name+`" is reserved`) {
+				t.Errorf("scope %s: %v, want an error naming the key and its line", name, err)
+			}
+		}
+		if _, _, err := Parse([]byte("[recall.scopes]\nteams = [\"a/\"]\n"), "c.toml", base); err != nil {
+			t.Errorf("another name: %v", err)
+		}
+	})
+	t.Run("run_half_life_days is positive: inf is, nan is not", func(t *testing.T) {
+		for in, ok := range map[string]bool{"30": true, "0.5": true, "inf": true, "0": false, "-1": false, "nan": false} {
+			cfg, _, err := Parse([]byte("[recall]\nrun_half_life_days = "+in+"\n"), "c.toml", base)
+			var e *Error
+			switch {
+			case ok && err != nil:
+				t.Errorf("%s: %v", in, err)
+			case !ok && (!errors.As(err, &e) || e.Key != "recall.run_half_life_days"):
+				t.Errorf("%s: %v (half-life %g), want an error naming the key", in, err, cfg.Recall.RunHalfLifeDays)
+			}
+		}
+	})
 	t.Run("unknown key is a warning with a suggestion", func(t *testing.T) {
 		_, warns, err := Parse([]byte("[facts]\nmax_line = 3\n[extra]\nx = 1\n"), "c.toml", base)
 		if err != nil {

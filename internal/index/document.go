@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +16,13 @@ const (
 	KindProposal = "proposal"
 	KindRun      = "run"
 	KindPlaybook = "playbook"
+	// KindPersonal is a personal preference: the person's own text, from
+	// a file outside the repository (OutsideSource).
+	KindPersonal = "personal"
 )
 
 // Kinds lists the kinds of document, in the order help shows them.
-var Kinds = []string{KindFact, KindTask, KindProposal, KindRun, KindPlaybook}
+var Kinds = []string{KindFact, KindTask, KindProposal, KindRun, KindPlaybook, KindPersonal}
 
 // Doc is one searchable document and where it came from.
 type Doc struct {
@@ -31,8 +35,9 @@ type Doc struct {
 	Title string
 	Body  string
 	// File is the source file, slash-separated and relative to the
-	// repository root; Line is the document's first line in it (0 when
-	// the file has one document or lines do not apply).
+	// repository root (or, from an OutsideSource, as that source names
+	// it); Line is the document's first line in it (0 when the file has
+	// one document or lines do not apply).
 	File string
 	Line int
 	// Category (facts, proposals), Status (tasks, proposals), Labels and
@@ -87,6 +92,25 @@ type Source interface {
 	Files(root string) ([]string, error)
 	// Docs parses one file, already read, into documents.
 	Docs(file string, data []byte) ([]Doc, error)
+}
+
+// OutsideSource is a Source whose files are outside the repository (the
+// personal preferences file): it names each file as it wants it shown
+// ("~/.config/memctl/preferences.md"), and Locate gives the path to read.
+// Such a file is never in a commit, so its documents have none.
+type OutsideSource interface {
+	Source
+	// Locate is the path of a file Files listed, in the OS's form.
+	Locate(file string) string
+}
+
+// sourcePath is where file of src is read: under root, or where an
+// OutsideSource locates it.
+func sourcePath(root string, src Source, file string) (path string, outside bool) {
+	if o, ok := src.(OutsideSource); ok {
+		return o.Locate(file), true
+	}
+	return filepath.Join(root, filepath.FromSlash(file)), false
 }
 
 // joinList stores a list in one column, with separators at both ends so a

@@ -64,7 +64,8 @@ func Check(ctx context.Context, dir, root string, sources []Source) (Freshness, 
 			if seen[rel] {
 				continue
 			}
-			fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+			full, _ := sourcePath(root, src, rel)
+			fi, err := os.Stat(full)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

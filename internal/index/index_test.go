@@ -57,7 +57,10 @@ func (noteSource) Docs(file string, data []byte) ([]Doc, error) {
 			case "kind":
 				d.Kind = v
 			case "created":
-				d.Created, _ = time.Parse("2006-01-02", v)
+				var err error
+				if d.Created, err = time.Parse(time.RFC3339Nano, v); err != nil {
+					d.Created, _ = time.Parse("2006-01-02", v)
+				}
 			case "files":
 				d.Files = append(d.Files, v)
 			}
@@ -221,7 +224,9 @@ func TestFiltersApplyToBothRankings(t *testing.T) {
 	f.write("a.txt", `t1|kind=task,status=open,label=db,created=2026-01-10|database migration for postgres
 t2|kind=task,status=closed,label=ui,created=2025-06-01|database button in the settings page
 f1|kind=fact,category=architecture,files=internal/db/pg.go|database is postgres
-p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database connections leak`)
+p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database connections leak
+s1|kind=run,created=2026-03-01T10:00:00.5Z|database dump ran for an hour
+me|kind=personal,category=preferences|database answers in British English`)
 	x := f.open(embed.NewStatic(embed.Corpus{}))
 	f.update(x)
 	ctx := context.Background()
@@ -231,13 +236,29 @@ p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database co
 		f    Filter
 		want []string
 	}{
+		{"no filter", Filter{}, []string{"note:f1", "note:me", "note:p1", "note:s1", "note:t1", "note:t2"}},
 		{"kind", Filter{Kinds: []string{"task"}}, []string{"note:t1", "note:t2"}},
 		{"kinds", Filter{Kinds: []string{"fact", "proposal"}}, []string{"note:f1", "note:p1"}},
+		{"every filter at once", Filter{Kinds: []string{"fact"}, Category: "pitfalls"}, nil},
+		{"every filter at once, again", Filter{Kinds: []string{"task"}, Status: "open", Label: "db", Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:t1"}},
 		{"category", Filter{Category: "pitfalls"}, []string{"note:p1"}},
 		{"status", Filter{Status: "open"}, []string{"note:t1"}},
 		{"label", Filter{Label: "ui"}, []string{"note:t2"}},
-		{"since", Filter{Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:t1"}},
-		{"scope of the file", Filter{Scopes: []string{"notes/"}}, []string{"note:f1", "note:p1", "note:t1", "note:t2"}},
+		{"since", Filter{Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:s1", "note:t1"}},
+		{"since before 1970 still needs a date", Filter{Since: time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:s1", "note:t1", "note:t2"}},
+		{"since before Bleve's dates", Filter{Since: time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:s1", "note:t1", "note:t2"}},
+		{"since within the second after", Filter{Since: time.Date(2026, 3, 1, 10, 0, 0, 7e8, time.UTC)}, nil},
+		{"since the second", Filter{Since: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}, []string{"note:s1"}},
+		{"until, inclusive", Filter{Until: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)}, []string{"note:t1", "note:t2"}},
+		{"until the second before", Filter{Until: time.Date(2026, 1, 9, 23, 59, 59, 0, time.UTC)}, []string{"note:t2"}},
+		{"until the second, in nanoseconds", Filter{Until: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:s1", "note:t1", "note:t2"}},
+		{"until past Bleve's dates", Filter{Until: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}, []string{"note:p1", "note:s1", "note:t1", "note:t2"}},
+		{"since and until", Filter{Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 1, 31, 23, 59, 59, 999, time.UTC)}, []string{"note:t1"}},
+		{"since after until", Filter{Since: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil},
+		{"team", Filter{Origin: OriginTeam}, []string{"note:f1", "note:p1", "note:s1", "note:t1", "note:t2"}},
+		{"personal", Filter{Origin: OriginPersonal}, []string{"note:me"}},
+		{"personal and a kind", Filter{Origin: OriginPersonal, Kinds: []string{"task"}}, nil},
+		{"scope of the file", Filter{Scopes: []string{"notes/"}}, []string{"note:f1", "note:p1", "note:s1", "note:t1", "note:t2"}},
 		{"scope of files a doc is about", Filter{Scopes: []string{"internal/db"}}, []string{"note:f1"}},
 		{"nothing", Filter{Category: "none"}, nil},
 	} {
@@ -256,7 +277,7 @@ p1|kind=proposal,category=pitfalls,status=pending,created=2026-02-01|database co
 			t.Errorf("%s: words %v, dense %v, want %v", c.name, w, d, c.want)
 		}
 		// Select filters ids found otherwise the same way, in their order.
-		sel, err := x.Select(ctx, []string{"note:t2", "note:p1", "note:gone", "note:f1", "note:t1", "note:t2"}, c.f)
+		sel, err := x.Select(ctx, []string{"note:t2", "note:p1", "note:gone", "note:f1", "note:t1", "note:t2", "note:s1", "note:me"}, c.f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -609,4 +630,66 @@ func segment(f *fixture) string {
 		f.t.Fatalf("segments %q, want one", names)
 	}
 	return names[0]
+}
+
+// outsideSource reads one notes file kept outside the repository, named
+// "~/notes.txt" in the index.
+type outsideSource struct{ path string }
+
+func (outsideSource) Kind() string                           { return KindPersonal }
+func (outsideSource) Files(string) ([]string, error)         { return []string{"~/notes.txt"}, nil }
+func (s outsideSource) Locate(string) string                 { return s.path }
+func (outsideSource) Docs(f string, b []byte) ([]Doc, error) { return noteSource{}.Docs(f, b) }
+
+func TestAFileOutsideTheRepository(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.write("a.txt", notesA)
+	outside := filepath.Join(t.TempDir(), "prefs.txt")
+	write := func(content string, at time.Time) {
+		if err := os.WriteFile(outside, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(outside, at, at)
+	}
+	write("tabs|kind=personal|I indent with tabs.", time.Now())
+	x := f.open(embed.NewStatic(embed.Corpus{}))
+	ctx := context.Background()
+	sources := []Source{noteSource{}, outsideSource{outside}}
+	update := func() UpdateStats {
+		t.Helper()
+		st, err := x.Update(ctx, f.root, sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := update(); st.Files != 2 || st.Read != 2 || st.Docs != 4 {
+		t.Fatalf("first update: %+v", st)
+	}
+	hits, err := x.SearchWords(ctx, "tabs", Filter{}, 10)
+	if err != nil || !slices.Equal(ids(hits), []string{"note:tabs"}) {
+		t.Fatalf("search: %v, %v", ids(hits), err)
+	}
+	docs, _ := x.Docs(ctx, []string{"note:tabs"})
+	if docs[0].File != "~/notes.txt" || docs[0].Line != 1 || docs[0].Commit != "" {
+		t.Errorf("the document names the file as its source does, with no commit: %+v", docs[0])
+	}
+	if st := update(); st.Read != 0 {
+		t.Errorf("an unchanged file outside is not read again: %+v", st)
+	}
+	write("spaces|kind=personal|I indent with four spaces.", time.Now().Add(time.Hour))
+	if fr, err := Check(ctx, f.dir, f.root, sources); err != nil || fr.Changed != 1 {
+		t.Errorf("Check sees the change outside: %+v, %v", fr, err)
+	}
+	if st := update(); st.Read != 1 || st.Added != 1 || st.Deleted != 1 {
+		t.Errorf("a changed file outside is read again: %+v", st)
+	}
+	os.Remove(outside)
+	if st := update(); st.Removed != 1 || st.Deleted != 1 || st.Docs != 3 {
+		t.Errorf("a removed file outside takes its documents with it: %+v", st)
+	}
+	if hits, _ := x.SearchWords(ctx, "indent", Filter{}, 10); len(hits) != 0 {
+		t.Errorf("found after its file was removed: %v", ids(hits))
+	}
 }

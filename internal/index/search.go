@@ -11,16 +11,63 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// Filter narrows a search. Empty fields do not filter.
+// Filter narrows a search. Empty fields do not filter. Every ranking
+// applies it before it cuts its list, so a document that passes is never
+// pushed out by one that does not.
 type Filter struct {
 	Kinds    []string
 	Category string
 	Status   string
 	Label    string
-	Since    time.Time
-	// Scopes are path prefixes: a document matches when its file, or a
-	// file it is about, starts with one of them.
+	// Since and Until keep documents created in that span, both ends
+	// included, to the second (a document's time is kept to the second
+	// in SQLite); a document without a date fails either.
+	Since, Until time.Time
+	// Scopes are path prefixes, relative to the repository root: a
+	// document matches when its file, or a file it is about, starts with
+	// one of them. Only the repository's documents can match.
 	Scopes []string
+	// Origin keeps the repository's documents (OriginTeam) or the
+	// person's own (OriginPersonal: kind personal); "" keeps both.
+	Origin string
+}
+
+// Origins of documents, for Filter.Origin.
+const (
+	OriginTeam     = "team"
+	OriginPersonal = "personal"
+)
+
+// team reports whether the filter keeps only the repository's documents.
+func (f Filter) team() bool { return f.Origin == OriginTeam || len(f.Scopes) > 0 }
+
+// bounds are Since and Until as whole seconds, as both stores compare
+// them: a document passes when since <= created < end, with end the
+// second after Until's. Bleve keeps times in nanoseconds and SQLite in
+// seconds, so Since rounds up and Until down to agree on every document.
+// The bounds stay within what Bleve's date fields hold.
+func (f Filter) bounds() (since, end time.Time) {
+	lo, hi := query.MinRFC3339CompatibleTime, query.MaxRFC3339CompatibleTime
+	clamp := func(t time.Time) time.Time {
+		switch {
+		case t.Before(lo):
+			return lo
+		case t.After(hi):
+			return hi
+		}
+		return t
+	}
+	if !f.Since.IsZero() {
+		since = f.Since.Truncate(time.Second)
+		if since.Before(f.Since) {
+			since = since.Add(time.Second)
+		}
+		since = clamp(since.UTC())
+	}
+	if !f.Until.IsZero() {
+		end = clamp(f.Until.Truncate(time.Second).Add(time.Second).UTC())
+	}
+	return since, end
 }
 
 // Hit is a document found by one retriever, with its score there.
@@ -37,9 +84,9 @@ func (x *Index) SearchWords(ctx context.Context, text string, f Filter, k int) (
 	if filters := bleveFilters(f); len(filters) > 0 {
 		bq := bleve.NewBooleanQuery()
 		bq.AddMust(mq)
-		for _, fq := range filters {
-			bq.AddFilter(fq)
-		}
+		// One filter: AddFilter replaces the one before, so several are
+		// one conjunction (each filter alone let the others' misses in).
+		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
 		q = bq
 	}
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
@@ -79,6 +126,15 @@ func bleveFilters(f Filter) []query.Query {
 		}
 		out = append(out, bleve.NewDisjunctionQuery(qs...))
 	}
+	switch {
+	case f.team():
+		// Only must-not: Bleve starts from every document.
+		q := bleve.NewBooleanQuery()
+		q.AddMustNot(term(fieldKind, KindPersonal))
+		out = append(out, q)
+	case f.Origin == OriginPersonal:
+		out = append(out, term(fieldKind, KindPersonal))
+	}
 	if f.Category != "" {
 		out = append(out, term(fieldCategory, f.Category))
 	}
@@ -88,8 +144,10 @@ func bleveFilters(f Filter) []query.Query {
 	if f.Label != "" {
 		out = append(out, term(fieldLabels, f.Label))
 	}
-	if !f.Since.IsZero() {
-		q := bleve.NewDateRangeQuery(f.Since.UTC(), time.Time{})
+	if since, end := f.bounds(); !since.IsZero() || !end.IsZero() {
+		// From since (included) to end (excluded); a document without a
+		// date has no such field and fails.
+		q := bleve.NewDateRangeQuery(since, end)
 		q.SetField(fieldCreated)
 		out = append(out, q)
 	}
@@ -118,6 +176,14 @@ func sqlFilter(f Filter) (string, []any) {
 			args = append(args, k)
 		}
 	}
+	switch {
+	case f.team():
+		conds = append(conds, "d.kind <> ?")
+		args = append(args, KindPersonal)
+	case f.Origin == OriginPersonal:
+		conds = append(conds, "d.kind = ?")
+		args = append(args, KindPersonal)
+	}
 	if f.Category != "" {
 		conds = append(conds, "d.category = ?")
 		args = append(args, f.Category)
@@ -130,9 +196,19 @@ func sqlFilter(f Filter) (string, []any) {
 		conds = append(conds, "instr(d.labels, ?) > 0")
 		args = append(args, "\x1f"+f.Label+"\x1f")
 	}
-	if !f.Since.IsZero() {
+	since, end := f.bounds()
+	if !since.IsZero() || !end.IsZero() {
+		// created 0 is a document without a date (Bleve has no field
+		// for it), which no span holds.
+		conds = append(conds, "d.created <> 0")
+	}
+	if !since.IsZero() {
 		conds = append(conds, "d.created >= ?")
-		args = append(args, f.Since.Unix())
+		args = append(args, since.Unix())
+	}
+	if !end.IsZero() {
+		conds = append(conds, "d.created < ?")
+		args = append(args, end.Unix())
 	}
 	if len(f.Scopes) > 0 {
 		var or []string

@@ -117,7 +117,7 @@ func (x *Index) updateProvenance(root string, p *plan) error {
 	if head != last {
 		// Every file, reading only those this update has not read.
 		for path, exists := range p.seen {
-			if _, read := files[path]; !exists || read {
+			if _, read := files[path]; !exists || read || p.outside[path] {
 				continue
 			}
 			if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path))); err == nil {
@@ -135,6 +135,9 @@ func (x *Index) updateProvenance(root string, p *plan) error {
 	}
 	defer tx.Rollback()
 	for path := range files {
+		if p.outside[path] {
+			continue // never in a commit: its commit stays ""
+		}
 		c := ""
 		if committed[path] {
 			c = head
@@ -162,10 +165,11 @@ func (x *Index) metaInt(key string) (int, error) {
 }
 
 // plan is what an update has to do: files whose documents changed, files
-// whose size, mtime or hash to record, files gone, and every file seen
-// (true when it exists).
+// whose size, mtime or hash to record, files gone, every file seen (true
+// when it exists), and those of them outside the repository.
 type plan struct {
 	seen    map[string]bool
+	outside map[string]bool
 	changed []changedFile
 	touched []fileUpdate
 	removed []string
@@ -179,7 +183,7 @@ func (x *Index) plan(root string, sources []Source, st *UpdateStats) (*plan, err
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{seen: map[string]bool{}}
+	p := &plan{seen: map[string]bool{}, outside: map[string]bool{}}
 	for _, src := range sources {
 		files, err := src.Files(root)
 		if err != nil {
@@ -206,7 +210,10 @@ func (x *Index) plan(root string, sources []Source, st *UpdateStats) (*plan, err
 }
 
 func (x *Index) planFile(root string, src Source, rel string, known map[string]fileRow, p *plan, st *UpdateStats) error {
-	full := filepath.Join(root, filepath.FromSlash(rel))
+	full, outside := sourcePath(root, src, rel)
+	if outside {
+		p.outside[rel] = true
+	}
 	fi, err := os.Stat(full)
 	if errors.Is(err, fs.ErrNotExist) {
 		p.seen[rel] = false

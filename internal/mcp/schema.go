@@ -10,7 +10,7 @@ import (
 // toolEnums are the closed sets of values of some tools' fields, which
 // the inferred schemas cannot know from a Go string.
 var toolEnums = map[string]map[string][]any{
-	"recall":     {"kind": {"fact", "task", "proposal", "run", "playbook"}},
+	"recall":     {"kind": {"fact", "task", "proposal", "run", "playbook", "personal"}},
 	"task":       {"action": {"create", "update", "claim", "close", "comment"}},
 	"propose":    {"action": {"add", "update", "remove"}},
 	"record_run": {"status": {"success", "failure", "partial", "unknown"}},

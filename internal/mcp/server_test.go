@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ var testNow = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 type fixture struct {
 	t    *testing.T
 	root string
+	home string
 	env  map[string]string
 	cs   *sdk.ClientSession
 }
@@ -37,8 +39,10 @@ type fixture struct {
 func newFixture(t *testing.T, configTOML string, extra ...func(*Server)) *fixture {
 	t.Helper()
 	root := apptest.Workspace(t, configTOML)
-	f := &fixture{t: t, root: root, env: map[string]string{"MEMCTL_ACTOR": "agent-7", "HOME": os.Getenv("HOME"),
-		"XDG_CONFIG_HOME": os.Getenv("XDG_CONFIG_HOME")}}
+	// A home of its own: recall reads the personal preferences there.
+	home := t.TempDir()
+	f := &fixture{t: t, root: root, home: home, env: map[string]string{"MEMCTL_ACTOR": "agent-7", "HOME": home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config")}}
 	s := New(Options{Dir: filepath.Join(root, ".ledger"), Getenv: func(k string) string { return f.env[k] },
 		Now: func() time.Time { return testNow }, Rand: bytes.NewReader(bytes.Repeat([]byte{7, 1, 9, 3}, 4096)), PID: 42, Version: "test"})
 	for _, add := range extra {
@@ -319,7 +323,7 @@ func TestRecallAndPrime(t *testing.T) {
 	if len(ans.Results) != 0 {
 		t.Errorf("recall kind fact = %+v, want none", ans.Results)
 	}
-	f.refused("recall", map[string]any{"query": "x", "kind": "note"}, `enum: note does not equal any of: [fact task proposal run playbook]`)
+	f.refused("recall", map[string]any{"query": "x", "kind": "note"}, `enum: note does not equal any of: [fact task proposal run playbook personal]`)
 	f.refused("recall", map[string]any{"query": "  "}, "hint: ask in words")
 
 	if _, isErr := f.call("prime", map[string]any{}); isErr {
@@ -330,6 +334,56 @@ func TestRecallAndPrime(t *testing.T) {
 	if text, isErr := f.call("prime", map[string]any{"budget_tokens": 2}); isErr || !strings.Contains(text, "the budget of 2 tokens holds nothing; try budget_tokens ") {
 		t.Errorf("prime with budget 2 = %q, want a note that it holds nothing", text)
 	}
+}
+
+func TestRecallFilters(t *testing.T) {
+	f := newFixture(t, "")
+	prefs := filepath.Join(f.home, ".config", "memctl", "preferences.md")
+	if err := os.MkdirAll(filepath.Dir(prefs), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prefs, []byte("# Preferences\n\n- Stream large CSV files with the importer, never load them whole.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.ok("task", map[string]any{"action": "create", "title": "make the importer stream large CSV files"}, nil)
+	var ans struct {
+		Results []struct {
+			Kind, ID string
+			Source   struct{ Path string }
+		}
+	}
+	kinds := func() []string {
+		var out []string
+		for _, r := range ans.Results {
+			out = append(out, r.Kind)
+		}
+		slices.Sort(out)
+		return out
+	}
+	f.ok("recall", map[string]any{"query": "importer CSV"}, &ans)
+	if got := kinds(); !slices.Equal(got, []string{"personal", "task"}) {
+		t.Errorf("recall = %v, want the task and the personal preference", got)
+	}
+	f.ok("recall", map[string]any{"query": "importer CSV", "scope": "personal"}, &ans)
+	if got := kinds(); !slices.Equal(got, []string{"personal"}) || ans.Results[0].Source.Path != "~/.config/memctl/preferences.md" {
+		t.Errorf("recall scope personal = %+v", ans.Results)
+	}
+	f.ok("recall", map[string]any{"query": "importer CSV", "scope": "team"}, &ans)
+	if got := kinds(); !slices.Equal(got, []string{"task"}) {
+		t.Errorf("recall scope team = %v", got)
+	}
+	// The task was created at testNow; preferences have no date.
+	f.ok("recall", map[string]any{"query": "importer CSV", "since": "2026-11-23", "until": "2026-11-23"}, &ans)
+	if got := kinds(); !slices.Equal(got, []string{"task"}) {
+		t.Errorf("recall since and until the day = %v", got)
+	}
+	f.ok("recall", map[string]any{"query": "importer CSV", "until": "1d"}, &ans)
+	if len(ans.Results) != 0 {
+		t.Errorf("recall until a day ago = %+v, want none", ans.Results)
+	}
+	f.refused("recall", map[string]any{"query": "x", "until": "soon"}, `until "soon": want a date (2026-01-02)`)
+	f.refused("recall", map[string]any{"query": "x", "since": "2026-11-02", "until": "2026-11-01"},
+		`since "2026-11-02" is later than until "2026-11-01": no date is in both`, "hint: swap them: since 2026-11-01 until 2026-11-02")
 }
 
 func TestFactsResources(t *testing.T) {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/config"
-	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/prime"
 	"github.com/memctl/memctl/internal/proposal"
 	"github.com/memctl/memctl/internal/recall"
@@ -34,7 +33,7 @@ func (s *Server) addTools() {
 		Description: "The session-start context pack (memctl prime): facts, your tasks in progress, ready tasks, proposal feedback and warnings, each line with its id, under a token budget."},
 		primeTool)
 	addTool(s, &sdk.Tool{Name: "recall", Annotations: ro,
-		Description: "Search facts, tasks, proposals, run records and playbooks by meaning and by words (memctl recall --json). Every result names its file and line."},
+		Description: "Search facts, tasks, proposals, run records, playbooks and the user's personal preferences by meaning and by words (memctl recall --json). Every result names its file and line."},
 		recallTool)
 	addTool(s, &sdk.Tool{Name: "ready", Annotations: ro,
 		Description: "List open tasks whose blockers are all closed, highest priority first (memctl ready --json: Beads' issue objects)."},
@@ -110,7 +109,10 @@ func primeTool(ctx context.Context, c *call, in primeIn) (*sdk.CallToolResult, e
 type recallIn struct {
 	Query string `json:"query" jsonschema:"what to look for, in words"`
 	Limit *int   `json:"limit,omitempty" jsonschema:"how many results, at least 1 (default 10)"`
-	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: fact, task, proposal, run or playbook"`
+	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: fact, task, proposal, run, playbook or personal"`
+	Since string `json:"since,omitempty" jsonschema:"only documents created since a date (2026-01-02), an RFC 3339 time or a duration ago (72h, 14d)"`
+	Until string `json:"until,omitempty" jsonschema:"only documents created until a date (the whole day), a time or a duration ago"`
+	Scope string `json:"scope,omitempty" jsonschema:"team (the repository's), personal (the user's own preferences), a scope in [recall.scopes] or a path prefix"`
 	// Explain adds each result's signals: why it ranked where it did.
 	Explain bool `json:"explain,omitempty" jsonschema:"add each result's scores per signal (raw, scaled, rank, weight) and priors"`
 }
@@ -124,12 +126,13 @@ func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult,
 	if limit < 1 {
 		return nil, usagef("limit %d: want at least 1", limit)
 	}
-	var f index.Filter
+	rf := app.RecallFilter{Since: in.Since, Until: in.Until, Scope: in.Scope}
 	if in.Kind != "" {
-		if !slices.Contains(index.Kinds, in.Kind) {
-			return nil, usagef("kind %q: want one of %s", in.Kind, strings.Join(index.Kinds, ", "))
-		}
-		f.Kinds = []string{in.Kind}
+		rf.Kinds = []string{in.Kind}
+	}
+	f, err := c.sess.RecallFilter(rf, "")
+	if err != nil {
+		return nil, err
 	}
 	if err := recall.CheckQuery(in.Query); err != nil {
 		return nil, app.WithHint(&app.UsageError{Err: err}, `ask in words, e.g. "which database do we use"`)

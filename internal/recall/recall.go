@@ -39,8 +39,8 @@ type Options struct {
 	// Depth is how many results each ranking contributes to the
 	// candidates (default 100).
 	Depth int
-	// HalfLife of the recency decay for runs (default 30 days); Now is
-	// the time it decays to.
+	// HalfLife of the recency decay for runs (default 30 days; NoDecay:
+	// none); Now is the time it decays to.
 	HalfLife time.Duration
 	Now      time.Time
 	// ApprovedBoost lifts human-approved text (facts) ahead of unapproved
@@ -68,6 +68,10 @@ func (o *Options) defaults() {
 		o.ApprovedBoost = 0.05
 	}
 }
+
+// NoDecay is the HalfLife of runs that do not decay with age: equally
+// relevant runs tie, and rank by id.
+const NoDecay time.Duration = math.MaxInt64
 
 // Scores are a result's raw scores in each signal (nil when the search did
 // not compute it), the fused score after the priors, and how each signal
@@ -283,7 +287,7 @@ func priors(d index.Meta, opts Options) (approved, age float64) {
 	if d.Approved {
 		approved += opts.ApprovedBoost
 	}
-	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() {
+	if d.Kind == index.KindRun && !d.Created.IsZero() && !opts.Now.IsZero() && opts.HalfLife != NoDecay {
 		if a := opts.Now.Sub(d.Created); a > 0 {
 			age = math.Pow(0.5, float64(a)/float64(opts.HalfLife))
 		}
