@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -110,5 +111,9 @@ func (c *collector) embedder(ctx context.Context, ws *config.Workspace, env Env,
 			Hint: "start the server (or fix [embed] url and model); until then recall finds by words only, and documents indexed meanwhile get their vectors later"})
 		return
 	}
+	// It answers: recall need not wait out the minute it skips an
+	// embedder that failed (embed.Guard). Failing to forget costs only
+	// that minute.
+	_ = embed.Forget(filepath.Join(env.IndexDir(ws), embed.DownFile), h.ID(), h.URL())
 	c.add(Check{ID: IDEmbedder, Status: OK, Message: fmt.Sprintf("%s at %s answers", h.ID(), h.URL())})
 }
