@@ -93,6 +93,8 @@ type Guard struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	down  *DownError // this process's failure: it is not tried again
+	// answered: the embedder has answered in this process.
+	answered bool
 }
 
 // NewGuard guards e with the file at path (normally DownFile in the
@@ -111,10 +113,24 @@ func (g *Guard) ID() string { return g.inner.ID() }
 // Dims implements Embedder.
 func (g *Guard) Dims() int { return g.inner.Dims() }
 
-// Embed implements Embedder.
+// Embed implements Embedder. Until the embedder has answered in this
+// process, a short text is sent first, bounded as a query is: a batch of
+// documents may wait timeout_seconds per request, retries included, and a
+// server that accepts connections but never answers would hold the
+// command (a recall bringing its index up to date) that long.
 func (g *Guard) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return guarded(ctx, g, func() ([][]float32, error) { return g.inner.Embed(ctx, texts) })
+	return guarded(ctx, g, func() ([][]float32, error) {
+		if _, ok := g.inner.(QueryEmbedder); ok && !g.answered {
+			if _, err := Query(ctx, g.inner, probeText); err != nil {
+				return nil, err
+			}
+		}
+		return g.inner.Embed(ctx, texts)
+	})
 }
+
+// probeText is what Embed sends first.
+const probeText = "memctl"
 
 // EmbedQuery implements QueryEmbedder.
 func (g *Guard) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
@@ -136,6 +152,7 @@ func guarded[T any](ctx context.Context, g *Guard, call func() (T, error)) (T, e
 	}
 	v, err := call()
 	if err == nil {
+		g.answered = true
 		if found {
 			// Forgetting costs nothing but the next process's read.
 			_ = os.Remove(g.path)
@@ -145,6 +162,9 @@ func guarded[T any](ctx context.Context, g *Guard, call func() (T, error)) (T, e
 	if ctx.Err() != nil || !remembered(err) {
 		return zero, err
 	}
+	// The window starts when the call failed, which may be long after it
+	// started (a request that timed out).
+	now = g.now()
 	since := now
 	if st != nil && now.Sub(st.Until) <= DownFor && st.Since.Before(now) {
 		since = st.Since // the same run of failures

@@ -17,8 +17,9 @@ import (
 // the calls that reach it.
 type flaky struct {
 	embed.Embedder
-	err   error
-	calls int
+	err    error
+	calls  int
+	during func() // runs inside each call, if set
 }
 
 func (f *flaky) ID() string  { return "ollama:m" }
@@ -26,6 +27,9 @@ func (f *flaky) URL() string { return "http://127.0.0.1:1" }
 
 func (f *flaky) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	f.calls++
+	if f.during != nil {
+		f.during()
+	}
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -222,4 +226,58 @@ func TestGuardFile(t *testing.T) {
 			t.Errorf("Forget without a file: %v", err)
 		}
 	})
+}
+
+// A request that timed out failed when it gave up, not when it started:
+// the minute counts from then, or a timeout longer than the minute would
+// leave nothing skipped.
+func TestGuardWindowStartsWhenTheCallFailed(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), embed.DownFile)
+	now := t0
+	e := newFlaky()
+	e.during = func() { now = now.Add(90 * time.Second) } // three 30s timeouts
+	_, err := guard(e, path, &now).Embed(context.Background(), []string{"a"})
+	var down *embed.DownError
+	if !errors.As(err, &down) || !down.Since.Equal(t0.Add(90*time.Second)) || !down.Until.Equal(t0.Add(150*time.Second)) {
+		t.Fatalf("%v, want failed at t0+90s, skipped until t0+150s", err)
+	}
+	now = t0.Add(100 * time.Second)
+	if _, err := guard(e, path, &now).Embed(context.Background(), []string{"a"}); !errors.As(err, &down) || !down.Skipped || e.calls != 1 {
+		t.Errorf("10s after the failure: %v (%d calls), want skipped", err, e.calls)
+	}
+}
+
+// Documents are embedded with the request timeout, retries included; the
+// first batch of a process is preceded by a short text bounded as a query
+// is, so that a server that never answers costs the query's bound.
+func TestGuardProbesBeforeTheFirstBatch(t *testing.T) {
+	t.Parallel()
+	f := newFakeServer(t)
+	f.delay = 300 * time.Millisecond
+	path := filepath.Join(t.TempDir(), embed.DownFile)
+	now := t0
+	h := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", Timeout: 10 * time.Second, QueryTimeout: 30 * time.Millisecond})
+	docs := []string{"one document", "another document", "a third"}
+	_, err := guard(h, path, &now).Embed(context.Background(), docs)
+	var down *embed.DownError
+	if !errors.As(err, &down) || !strings.Contains(err.Error(), "no answer within 30ms") {
+		t.Fatalf("documents for a server slower than the query bound: %v, want the probe's timeout remembered", err)
+	}
+
+	// A server that answers (another: the first may still be answering
+	// the probe it gave up on).
+	up := newFakeServer(t)
+	h = newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: up.URL, Model: "m", QueryTimeout: 5 * time.Second})
+	g := guard(h, path, &now)
+	for range 2 {
+		if _, err := g.Embed(context.Background(), docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if got := up.batches; len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 3 {
+		t.Errorf("requests %v, want [1 3 3]: the probe once, before the first batch", got)
+	}
 }
