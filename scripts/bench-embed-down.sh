@@ -7,9 +7,11 @@
 #   - the same with 20 new facts it has not embedded yet (every recall's
 #     update tries to embed them)
 #   - a server that accepts the connection and never answers (hung)
-# Medians of RUNS runs (default 11) by a shell loop, in milliseconds. The
-# Ollama is a small Python server (python3) on a free localhost port; no
-# network is used.
+# Medians of RUNS runs (default 11) by a shell loop, in milliseconds, each
+# run of a case next to a run of the baseline in a copy of the workspace
+# (the same load on a shared machine); "added" is the median of the
+# differences. The Ollama is a small Python server (python3) on a free
+# localhost port; no network is used.
 #
 #   scripts/bench-embed-down.sh [path/to/memctl]
 set -euo pipefail
@@ -21,8 +23,8 @@ ws=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$ws"' EXIT
 export XDG_CONFIG_HOME="$ws/.config" HOME="$ws" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-mkdir -p "$XDG_CONFIG_HOME/memctl" "$ws/repo"
-cd "$ws/repo"
+mkdir -p "$XDG_CONFIG_HOME/memctl" "$ws/base"
+cd "$ws/base"
 git init -q .
 "$memctl" init >/dev/null 2>&1
 words=(parser index lock cache schema deploy flaky test port build server token budget query vector
@@ -40,23 +42,22 @@ for i in $(seq 1 100); do
   "$memctl" create "task $i: fix the ${words[$((i % 30))]} in the ${words[$(((i * 7) % 30))]}" --silent >/dev/null
 done
 
-# ms CMD...: the command's wall time in milliseconds.
+# ms DIR: the wall time of a recall in DIR, in milliseconds.
+q="which parser do we use for the schema"
 ms() {
   local a b
   a=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
+  (cd "$1" && XDG_CONFIG_HOME="$1/.xdg" "$memctl" recall "$q" >/dev/null 2>&1) || true
   b=$(date +%s%N)
   echo $(((b - a) / 1000000))
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-q="which parser do we use for the schema"
-state=.git/memctl/embedder-down.json
 
 # serve PORTFILE MODE: a fake Ollama (MODE ok) or a server that accepts
 # and never answers (MODE hang) on a free port, written to PORTFILE.
 serve() {
   python3 - "$1" "$2" <<'PY' &
-import hashlib, http.server, json, socket, sys, time
+import hashlib, http.server, json, socket, sys
 portfile, mode = sys.argv[1], sys.argv[2]
 if mode == "hang":
     s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(128)
@@ -79,52 +80,59 @@ PY
   pids+=($!)
   while [ ! -s "$1" ]; do sleep 0.05; done
 }
+# ollama DIR PORT: DIR's workspace embeds with an Ollama on PORT (DIR's
+# own user config, which ms and index read).
 ollama() {
-  printf '[embed]\nprovider = "ollama"\nmodel = "nomic-embed-text"\nurl = "http://127.0.0.1:%s"\n' "$1" >"$XDG_CONFIG_HOME/memctl/config.toml"
+  mkdir -p "$1/.xdg/memctl"
+  printf '[embed]\nprovider = "ollama"\nmodel = "nomic-embed-text"\nurl = "http://127.0.0.1:%s"\n' "$2" >"$1/.xdg/memctl/config.toml"
 }
-# first_and_after LABEL: the first recall with no memory of a failure
-# (median of 5), then the recalls after it (median of $runs).
-first_and_after() {
-  local firsts=() after=()
-  for _ in 1 2 3 4 5; do
-    rm -f "$state"
-    firsts+=("$(ms "$memctl" recall "$q")")
+index() { (cd "$1" && XDG_CONFIG_HOME="$1/.xdg" "$memctl" index >/dev/null 2>&1); }
+# measure LABEL DIR FIRSTS AFTERS: FIRSTS recalls in DIR with no memory of
+# a failure, then AFTERS recalls, each next to one in the baseline.
+measure() {
+  local label=$1 dir=$2 b x firsts=() after=() dfirst=() dafter=()
+  for _ in $(seq "$3"); do
+    rm -f "$dir/.git/memctl/embedder-down.json"
+    x=$(ms "$dir"); b=$(ms "$ws/base")
+    firsts+=("$x"); dfirst+=($((x - b)))
   done
-  for _ in $(seq "$runs"); do after+=("$(ms "$memctl" recall "$q")"); done
-  printf '%-44s first %5d ms   after %5d ms\n' "$1" \
-    "$(printf '%s\n' "${firsts[@]}" | median)" "$(printf '%s\n' "${after[@]}" | median)"
+  for _ in $(seq "$4"); do
+    x=$(ms "$dir"); b=$(ms "$ws/base")
+    after+=("$x"); dafter+=($((x - b)))
+  done
+  printf '%-40s first %6d ms (added %6d)   after %5d ms (added %5d)\n' "$label" \
+    "$(printf '%s\n' "${firsts[@]}" | median)" "$(printf '%s\n' "${dfirst[@]}" | median)" \
+    "$(printf '%s\n' "${after[@]}" | median)" "$(printf '%s\n' "${dafter[@]}" | median)"
 }
 
-echo "memctl: $memctl"
-rm -f "$XDG_CONFIG_HOME/memctl/config.toml"
-"$memctl" index >/dev/null 2>&1
-base=()
-for _ in $(seq "$runs"); do base+=("$(ms "$memctl" recall "$q")"); done
-printf '%-44s       %5s      every %5d ms\n' "built-in embedder" "" "$(printf '%s\n' "${base[@]}" | median)"
+echo "memctl: $memctl; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+index "$ws/base"
+cp -a "$ws/base" "$ws/down"
 
+# down: its index made while the Ollama ran, then the Ollama stopped.
 serve "$ws/port" ok
-port=$(cat "$ws/port")
-ollama "$port"
-"$memctl" index >/dev/null 2>&1
-up=()
-for _ in $(seq "$runs"); do up+=("$(ms "$memctl" recall "$q")"); done
-printf '%-44s       %5s      every %5d ms\n' "ollama (fake, up)" "" "$(printf '%s\n' "${up[@]}" | median)"
+ollama "$ws/down" "$(cat "$ws/port")"
+index "$ws/down"
+cp -a "$ws/down" "$ws/missing"
+cp -a "$ws/down" "$ws/hang"
 kill "${pids[-1]}"
 wait "${pids[-1]}" 2>/dev/null || true
-first_and_after "ollama stopped (port closed)"
+base=()
+for _ in $(seq "$runs"); do base+=("$(ms "$ws/base")"); done
+printf '%-40s every %6d ms\n' "built-in embedder (baseline)" "$(printf '%s\n' "${base[@]}" | median)"
+measure "ollama stopped (port closed)" "$ws/down" 5 "$runs"
 
+# missing: 20 new facts the stopped Ollama has not embedded.
 for c in 7 8; do
-  printf '# Topic %d\n\n' "$c" >".ledger/facts/topic$c.md"
-  for i in $(seq 1 10); do printf -- '- New fact %d.%d about the %s.\n' "$c" "$i" "${words[$i]}" >>".ledger/facts/topic$c.md"; done
+  printf '# Topic %d\n\n' "$c" >"$ws/missing/.ledger/facts/topic$c.md"
+  for i in $(seq 1 10); do printf -- '- New fact %d.%d about the %s.\n' "$c" "$i" "${words[$i]}" >>"$ws/missing/.ledger/facts/topic$c.md"; done
 done
-first_and_after "ollama stopped, 20 facts not embedded"
+measure "ollama stopped, 20 facts not embedded" "$ws/missing" 5 "$runs"
 
+# hang: a server that accepts the connection and never answers. Its first
+# recall waits as long as the embedder's timeouts say: HANG=0 skips it.
 if [ "${HANG:-1}" = 1 ]; then
   serve "$ws/hport" hang
-  ollama "$(cat "$ws/hport")"
-  rm -f "$state"
-  printf '%-44s first %5d ms   ' "server accepts, never answers" "$(ms "$memctl" recall "$q")"
-  after=()
-  for _ in $(seq "$runs"); do after+=("$(ms "$memctl" recall "$q")"); done
-  printf 'after %5d ms\n' "$(printf '%s\n' "${after[@]}" | median)"
+  ollama "$ws/hang" "$(cat "$ws/hport")"
+  measure "server accepts, never answers" "$ws/hang" 1 "${HANG_RUNS:-$runs}"
 fi

@@ -80,7 +80,8 @@ func (c *collector) indexChecks(ctx context.Context, ws *config.Workspace, env E
 // always answers; an HTTP one is asked to embed a word, once, with a
 // short timeout. An embedder that cannot be made (a bad [embed] table,
 // a user config that does not load) or does not answer is a problem:
-// recall falls back to words.
+// recall falls back to words. One that answers clears recall's memory of
+// its failure (embed.Guard), so recall uses it again at once.
 func (c *collector) embedder(ctx context.Context, ws *config.Workspace, env Env, timeout time.Duration) {
 	if !ws.Config.Index.Enabled {
 		return
