@@ -217,16 +217,23 @@ type lockKey struct{}
 
 type lockHolder struct{ lock *fsx.Lock }
 
-// embedserver NAME fail|ok: start an HTTP server that answers embedding
-// requests (Ollama's and OpenAI's paths) with 503s, or with vectors of the
-// built-in embedder, and set $NAME to its URL.
+// embedserver NAME fail|ok [DOWNFILE]: start an HTTP server that answers
+// embedding requests (Ollama's and OpenAI's paths) with 503s, or with
+// vectors of the built-in embedder, and set $NAME to its URL. With
+// DOWNFILE it answers 503s while that file exists: the same server goes
+// down and comes back.
 func cmdEmbedServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 || (args[1] != "fail" && args[1] != "ok") {
-		ts.Fatalf("usage: embedserver NAME fail|ok")
+	if neg || len(args) < 2 || len(args) > 3 || (args[1] != "fail" && args[1] != "ok") {
+		ts.Fatalf("usage: embedserver NAME fail|ok [DOWNFILE]")
+	}
+	down := ""
+	if len(args) == 3 {
+		down = ts.MkAbs(args[2])
 	}
 	inner := embed.NewStatic(embed.Corpus{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if args[1] == "fail" {
+		_, err := os.Stat(down)
+		if args[1] == "fail" || down != "" && err == nil {
 			http.Error(w, "embedding model is loading", http.StatusServiceUnavailable)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/ledger"
@@ -67,10 +68,13 @@ func Hint(err error) string {
 		cfgErr *config.Error
 		secret *secrets.RefusedError
 		text   *secrets.TextError
+		down   *embed.DownError
 	)
 	switch {
 	case errors.As(err, &h):
 		return h.Hint
+	case errors.As(err, &down):
+		return "memctl doctor checks the embedder now (when it answers, recall uses it again at once); --mode hybrid or bm25 answers by words meanwhile"
 	case errors.As(err, &off):
 		return "set [" + off.Layer + "] enabled = true in " + config.ConfigFile + " to keep " + off.Layer + " in this repository"
 	case errors.As(err, &text):

@@ -175,6 +175,12 @@ func IndexDir(ws *config.Workspace) string {
 	return filepath.Join(ws.Repo.CommonDir, "memctl")
 }
 
+// DownPath is the file that remembers a failed embedder (embed.Guard),
+// beside the index.
+func DownPath(ws *config.Workspace) string {
+	return filepath.Join(IndexDir(ws), embed.DownFile)
+}
+
 // Sources is what recall searches: the kinds of the enabled layers, and
 // the person's own preferences file as getenv names it
 // (config.UserPreferencesPath; none when it names none). That file is
@@ -256,6 +262,11 @@ func (s *Session) Index(ctx context.Context) (*index.Index, error) {
 	emb, err := s.Embedder()
 	if err != nil {
 		return nil, err
+	}
+	if h, ok := emb.(*embed.HTTP); ok {
+		// An embedder that failed is skipped for a while, by every
+		// process: a stopped server costs one failure, not one per call.
+		emb = embed.NewGuard(h, DownPath(s.ws), s.opts.Now)
 	}
 	x, err := index.Open(ctx, index.Options{
 		Dir:      IndexDir(s.ws),

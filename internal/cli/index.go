@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/index"
 )
 
@@ -81,6 +83,10 @@ func runIndex(ctx context.Context, env *Env, opts indexOptions) error {
 		st, err := x.Update(ctx, ws.Root, env.sources(ws))
 		if err != nil {
 			return fmt.Errorf("update the recall index: %w", err)
+		}
+		var down *embed.DownError
+		if errors.As(st.EmbedErr, &down) { // the index leaves it to its caller
+			env.warnf("%s", visibleLine(down.Error()))
 		}
 		up = &st
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/memctl/memctl/internal/config"
@@ -79,7 +80,8 @@ func (c *collector) indexChecks(ctx context.Context, ws *config.Workspace, env E
 // always answers; an HTTP one is asked to embed a word, once, with a
 // short timeout. An embedder that cannot be made (a bad [embed] table,
 // a user config that does not load) or does not answer is a problem:
-// recall falls back to words.
+// recall falls back to words. One that answers clears recall's memory of
+// its failure (embed.Guard), so recall uses it again at once.
 func (c *collector) embedder(ctx context.Context, ws *config.Workspace, env Env, timeout time.Duration) {
 	if !ws.Config.Index.Enabled {
 		return
@@ -110,5 +112,9 @@ func (c *collector) embedder(ctx context.Context, ws *config.Workspace, env Env,
 			Hint: "start the server (or fix [embed] url and model); until then recall finds by words only, and documents indexed meanwhile get their vectors later"})
 		return
 	}
+	// It answers: recall need not wait out the minute it skips an
+	// embedder that failed (embed.Guard). Failing to forget costs only
+	// that minute.
+	_ = embed.Forget(filepath.Join(env.IndexDir(ws), embed.DownFile), h.ID(), h.URL())
 	c.add(Check{ID: IDEmbedder, Status: OK, Message: fmt.Sprintf("%s at %s answers", h.ID(), h.URL())})
 }

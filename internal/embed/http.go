@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -30,14 +32,33 @@ type HTTPConfig struct {
 	Batch int
 	// Timeout bounds each request (default 30s).
 	Timeout time.Duration
+	// ConnectTimeout bounds making the connection, DNS included (default
+	// DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// QueryTimeout bounds EmbedQuery, retries and their waits included
+	// (default DefaultQueryTimeout, or Timeout if that is shorter).
+	QueryTimeout time.Duration
 	// Retries is how many times a failed request is tried again, with
 	// exponential backoff from 250ms.
 	Retries int
-	// Client makes the requests; nil uses one with Timeout.
+	// Client makes the requests; nil uses one with Timeout and
+	// ConnectTimeout.
 	Client *http.Client
 	// Sleep waits between retries; nil uses time.Sleep with ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
+
+// DefaultConnectTimeout bounds making a connection to an HTTP embedder.
+// A server that is up answers a connect in milliseconds (a few hundred
+// across the world); 2s allows one lost SYN to be sent again, and keeps a
+// host that drops packets from holding a recall for the 30s of a request.
+const DefaultConnectTimeout = 2 * time.Second
+
+// DefaultQueryTimeout bounds embedding one query, retries included: a
+// query is one short text, which a server that is up embeds in well under
+// a second (a cold Ollama loads the model first, in a second or two). Past
+// it, recall answers by words instead of waiting.
+const DefaultQueryTimeout = 5 * time.Second
 
 // HTTP is an embedder behind Ollama's or an OpenAI-compatible API. It is
 // safe for concurrent use.
@@ -72,9 +93,15 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = min(DefaultQueryTimeout, cfg.Timeout)
+	}
 	cfg.Retries = max(cfg.Retries, 0)
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: cfg.Timeout}
+		cfg.Client = &http.Client{Timeout: cfg.Timeout, Transport: transport(cfg.ConnectTimeout)}
 	}
 	if cfg.Sleep == nil {
 		cfg.Sleep = func(ctx context.Context, d time.Duration) error {
@@ -139,8 +166,60 @@ func (h *HTTP) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-// permanentError is a failure retrying cannot fix (a 4xx answer).
+// EmbedQuery embeds one query within cfg.QueryTimeout, retries
+// included (a recall is waiting). Running out of it is an error that
+// says so, not the caller's context's.
+func (h *HTTP) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	qctx, cancel := context.WithTimeout(ctx, h.cfg.QueryTimeout)
+	defer cancel()
+	vs, err := h.Embed(qctx, []string{text})
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s embedder at %s: no answer within %v", h.cfg.Provider, h.cfg.URL, h.cfg.QueryTimeout)
+		}
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// transport is Go's default transport with connections made within
+// connect and a TLS handshake bounded alike.
+func transport(connect time.Duration) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	t.DialContext = d.DialContext
+	t.TLSHandshakeTimeout = 2 * connect
+	return t
+}
+
+// permanentError is a failure retrying cannot fix (a 4xx answer, a
+// server that cannot be reached).
 type permanentError struct{ error }
+
+func (p permanentError) Unwrap() error { return p.error }
+
+// StatusError is an answer other than 200 OK.
+type StatusError struct {
+	Code int
+	// Text is the first line of the answer's body.
+	Text string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Code, e.Text) }
+
+// unreachable reports whether err is a connection that could not be made:
+// refused (nothing listens: a stopped Ollama), no such host, no route,
+// no answer to the connect within ConnectTimeout. Trying again at once
+// meets the same, so it is not retried; the address named in the
+// configuration is what to check.
+func unreachable(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect") {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
 
 func (h *HTTP) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
 	var last error
@@ -185,6 +264,14 @@ func (h *HTTP) request(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	resp, err := h.cfg.Client.Do(req)
 	if err != nil {
+		// The URL is in the error already (embedBatch adds it).
+		var u *url.Error
+		if errors.As(err, &u) {
+			err = u.Err
+		}
+		if unreachable(err) {
+			return nil, permanentError{err}
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
@@ -193,7 +280,7 @@ func (h *HTTP) request(ctx context.Context, texts []string) ([][]float32, error)
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("HTTP %d: %s", resp.StatusCode, firstLine(data))
+		err := &StatusError{Code: resp.StatusCode, Text: firstLine(data)}
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
 			return nil, permanentError{err}
 		}

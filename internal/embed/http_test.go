@@ -3,6 +3,8 @@ package embed_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -189,5 +191,76 @@ func TestNewHTTPChecksTheConfig(t *testing.T) {
 	}
 	if _, err := embed.NewHTTP(embed.HTTPConfig{Provider: "ollama"}); err == nil {
 		t.Error("no model accepted")
+	}
+}
+
+// countingTransport counts the requests that reach the network.
+type countingTransport struct{ n atomic.Int32 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestHTTPDoesNotRetryARefusedConnection(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on any more: a stopped Ollama.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	ct := &countingTransport{}
+	slept := 0
+	e := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: url, Model: "m", Retries: 3,
+		Client: &http.Client{Transport: ct},
+		Sleep:  func(context.Context, time.Duration) error { slept++; return nil }})
+	_, err = e.Embed(context.Background(), []string{"hello"})
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("error %v, want the refused connection", err)
+	}
+	if want := "ollama embedder at " + url + ": dial tcp "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start %q (the URL once)", err, want)
+	}
+	if n := ct.n.Load(); n != 1 || slept != 0 {
+		t.Errorf("a refused connection was tried %d times, with %d waits; want once, no wait", n, slept)
+	}
+	if _, err := e.EmbedQuery(context.Background(), "hello"); err == nil || ct.n.Load() != 2 {
+		t.Errorf("EmbedQuery: %v after %d tries, want the refusal after one more", err, ct.n.Load())
+	}
+}
+
+func TestHTTPEmbedQueryHasItsOwnDeadline(t *testing.T) {
+	t.Parallel()
+	f := newFakeServer(t)
+	f.delay = 300 * time.Millisecond
+	e := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", QueryTimeout: 30 * time.Millisecond, Retries: 2})
+	_, err := e.EmbedQuery(context.Background(), "hello")
+	if err == nil || !strings.Contains(err.Error(), "no answer within 30ms") {
+		t.Fatalf("EmbedQuery past its deadline: %v, want no answer within 30ms", err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%v reads as the caller's deadline", err)
+	}
+	// Documents keep the request timeout (30s): the same server answers.
+	if _, err := e.Embed(context.Background(), []string{"hello"}); err != nil {
+		t.Errorf("Embed, slow but within its timeout: %v", err)
+	}
+	f.delay = 0
+	v, err := e.EmbedQuery(context.Background(), "hello")
+	if err != nil || len(v) != e.Dims() {
+		t.Errorf("EmbedQuery: %d numbers, %v", len(v), err)
+	}
+}
+
+func TestHTTPQueryTimeoutDefaults(t *testing.T) {
+	t.Parallel()
+	f := newFakeServer(t)
+	f.delay = 100 * time.Millisecond
+	// A request timeout shorter than the query's default bounds the query.
+	e := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", Timeout: 20 * time.Millisecond})
+	if _, err := e.EmbedQuery(context.Background(), "hello"); err == nil || !strings.Contains(err.Error(), "no answer within 20ms") {
+		t.Errorf("EmbedQuery with a 20ms timeout: %v", err)
 	}
 }

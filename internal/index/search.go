@@ -9,6 +9,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/memctl/memctl/internal/embed"
 )
 
 // Filter narrows a search. Empty fields do not filter. Every ranking
@@ -227,19 +229,13 @@ func sqlFilter(f Filter) (string, []any) {
 // CanEmbed reports whether dense search is available.
 func (x *Index) CanEmbed() bool { return x.emb != nil }
 
-// EmbedQuery makes the query's vector with the index's (fitted) embedder.
+// EmbedQuery makes the query's vector with the index's (fitted) embedder,
+// within the embedder's bound for a query (embed.QueryEmbedder).
 func (x *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	if x.emb == nil {
 		return nil, fmt.Errorf("no embedder")
 	}
-	vs, err := x.emb.Embed(ctx, []string{text})
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != 1 {
-		return nil, fmt.Errorf("embedder returned %d vectors for 1 text", len(vs))
-	}
-	return vs[0], nil
+	return embed.Query(ctx, x.emb, text)
 }
 
 // SearchVector ranks documents by the cosine of their vector with q, by

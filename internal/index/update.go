@@ -35,6 +35,8 @@ type UpdateStats struct {
 	// embedder failed: a later Update fills them).
 	Embedded int
 	Missing  int
+	// EmbedErr is why the embedder failed, if it did.
+	EmbedErr error
 	// Refit: the built-in embedder was fitted to the corpus again, and
 	// every vector re-made.
 	Refit bool

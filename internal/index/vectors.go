@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -168,8 +169,8 @@ func (x *Index) allTexts(ctx context.Context) ([]string, error) {
 }
 
 // embedMissing makes the vectors documents lack. When the embedder fails
-// it says so and leaves them for a later Update: recall falls back to
-// words meanwhile.
+// it stops (the next batches would fail alike), says so and leaves them
+// for a later Update: recall falls back to words meanwhile.
 func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
 	if x.emb == nil {
 		return nil
@@ -228,6 +229,14 @@ func (x *Index) embedMissing(ctx context.Context, st *UpdateStats) error {
 	if embedErr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		st.EmbedErr = embedErr
+		// A guarded embedder's failure is remembered, and the query that
+		// meets it next says so, once (recall's warning): saying it here
+		// too would make two lines of one failure on every recall.
+		var down *embed.DownError
+		if errors.As(embedErr, &down) {
+			return nil
 		}
 		x.notice(fmt.Sprintf("embedder %s failed (%v); %d documents have no vector yet, recall uses words for them until a later run", x.emb.ID(), embedErr, st.Missing))
 	}

@@ -543,3 +543,34 @@ func TestRedactMode(t *testing.T) {
 		}
 	}
 }
+
+// The MCP recall tool degrades as memctl recall does when the embedder is
+// down: results by words, one warning; the next call, a new session like
+// the next process, skips the embedder and says until when.
+func TestRecallWithTheEmbedderDown(t *testing.T) {
+	// Nothing listens on port 1.
+	f := newFixture(t, "[embed]\nprovider = \"ollama\"\nmodel = \"nomic-embed-text\"\nurl = \"http://127.0.0.1:1\"\n")
+	f.ok("task", map[string]any{"action": "create", "title": "make the importer stream large CSV files"}, nil)
+	var ans struct {
+		Mode    string
+		Results []struct{ Kind, ID string }
+	}
+	for i, want := range []string{
+		"warning: dense search failed (ollama embedder at http://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused); words only, and ollama:nomic-embed-text is skipped until 2026-11-23T10:01:00Z",
+		"warning: dense search skipped: ollama:nomic-embed-text has failed since 2026-11-23T10:00:00Z",
+	} {
+		text, isErr := f.call("recall", map[string]any{"query": "importer CSV"})
+		if isErr {
+			t.Fatalf("recall %d: tool error: %s", i, text)
+		}
+		if err := json.NewDecoder(strings.NewReader(text)).Decode(&ans); err != nil {
+			t.Fatal(err)
+		}
+		if ans.Mode != "bm25" || len(ans.Results) != 1 {
+			t.Errorf("recall %d = %+v, want the task, by words", i, ans)
+		}
+		if strings.Count(text, "warning:") != 1 || !strings.Contains(text, want) {
+			t.Errorf("recall %d says:\n%s\nwant one warning: %s", i, text, want)
+		}
+	}
+}

@@ -173,7 +173,7 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 			if opts.Mode == ModeDense {
 				return ans, nil, err
 			}
-			ans.Warning = fmt.Sprintf("dense search failed (%v); words only", err)
+			ans.Warning = denseWarning(err)
 			ans.Mode = ModeBM25
 			dense = nil
 		}
