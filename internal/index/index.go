@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -78,6 +79,9 @@ type Index struct {
 	lock *fsx.Lock
 	emb  embed.Embedder // the embedder, fitted to the corpus when it can be
 	fit  *fitState
+	// dfMu guards fit.df's cache: a search embeds its query and weighs
+	// the words of its word ranking at the same time.
+	dfMu sync.Mutex
 	// analyzer is Bleve's analyser of the text, for its length.
 	analyzer analysis.Analyzer
 }
@@ -146,7 +150,10 @@ func (x *Index) openStores() (reason string, err error) {
 	if err != nil {
 		return "", err
 	}
-	x.db.SetMaxOpenConns(1)
+	// Two connections: a search reads the word ranking's candidates while
+	// the dense scan holds the other. Writes are one transaction at a
+	// time, and no read waits on a write of the same process.
+	x.db.SetMaxOpenConns(2)
 	if fresh {
 		if err := x.createSchema(); err != nil {
 			return "", err

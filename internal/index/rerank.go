@@ -2,47 +2,30 @@ package index
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
 
-// Candidate is what re-ranking reads of a document another ranking
-// found: what the priors need, its searched text (title and body, as
-// Doc.Text) and the cosine of its vector with the query's.
+// Candidate is what re-ranking reads of a document a ranking found: what
+// the priors need, and its searched text (title and body, as Doc.Text).
 type Candidate struct {
 	Meta
 	Text string
-	// Dense is the cosine; HasDense is false when the document has no
-	// vector of the index's model (or the index has no embedder).
-	Dense    float64
-	HasDense bool
 }
 
 // Candidates reads the documents with these ids, by id, in one query per
-// 500; ids not in the index are absent. q may be nil: no cosines.
-func (x *Index) Candidates(ctx context.Context, q []float32, ids []string) (map[string]Candidate, error) {
+// 500; ids not in the index are absent.
+func (x *Index) Candidates(ctx context.Context, ids []string) (map[string]Candidate, error) {
 	out := make(map[string]Candidate, len(ids))
-	var h int64
-	if q != nil && x.emb != nil {
-		h, _ = beginScan(q, 0)
-		defer endScan(h)
-	}
-	model := ""
-	if x.emb != nil {
-		model = x.emb.ID()
-	}
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
-		args := make([]any, 0, len(chunk)+2)
-		args = append(args, h, model)
-		for _, id := range chunk {
-			args = append(args, id)
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
 		}
-		rows, err := x.db.QueryContext(ctx, `SELECT d.id, d.kind, d.approved, d.created, d.title, d.body, CASE WHEN v.vec IS NULL OR ?1 = 0 THEN NULL ELSE memctl_dot(v.vec, ?1) END
-  FROM docs d LEFT JOIN vectors v ON v.n = d.n AND v.model = ?2 WHERE d.id IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created, title, body FROM docs WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -50,16 +33,54 @@ func (x *Index) Candidates(ctx context.Context, q []float32, ids []string) (map[
 			var d Doc
 			var approved int
 			var created int64
-			var dense sql.NullFloat64
-			if err := rows.Scan(&d.ID, &d.Kind, &approved, &created, &d.Title, &d.Body, &dense); err != nil {
+			if err := rows.Scan(&d.ID, &d.Kind, &approved, &created, &d.Title, &d.Body); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			c := Candidate{Meta: Meta{Kind: d.Kind, Approved: approved == 1}, Text: d.Text(), Dense: dense.Float64, HasDense: dense.Valid}
+			c := Candidate{Meta: Meta{Kind: d.Kind, Approved: approved == 1}, Text: d.Text()}
 			if created != 0 {
 				c.Created = time.Unix(created, 0).UTC()
 			}
 			out[d.ID] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// VectorScores returns the cosine of q with the vector of each document
+// named, by id: the dense score of a candidate the dense ranking did not
+// list. Documents without a vector of the index's model are absent.
+func (x *Index) VectorScores(ctx context.Context, q []float32, ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	if len(ids) == 0 || q == nil || x.emb == nil {
+		return out, nil
+	}
+	h, _ := beginScan(q, 0)
+	defer endScan(h)
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, 0, len(chunk)+2)
+		args = append(args, h, x.emb.ID())
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := x.db.QueryContext(ctx, `SELECT d.id, memctl_dot(v.vec, ?1) FROM docs d JOIN vectors v ON v.n = d.n AND v.model = ?2
+  WHERE d.id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var cos float64
+			if err := rows.Scan(&id, &cos); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = cos
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

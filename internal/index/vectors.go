@@ -63,6 +63,8 @@ func (x *Index) loadFit() error {
 
 // dfLookup reads document frequencies, one query per new word.
 func (x *Index) dfLookup(w string) int {
+	x.dfMu.Lock()
+	defer x.dfMu.Unlock()
 	if x.fit.df == nil {
 		x.fit.df = map[string]int{}
 	}

@@ -116,7 +116,7 @@ func scaleTo(x, top float64) float64 {
 //
 // A word-level match sees that "painted" answers "paint" and "canine"
 // "dog" inside short texts, where one vector per text blurs them.
-func fuseHybrid(ctx context.Context, x *index.Index, query string, qvec []float32, words, dense []index.Hit, w Weights) ([]fusedHit, error) {
+func fuseHybrid(ctx context.Context, x *index.Index, p *prepared, qvec []float32, words, dense []index.Hit, w Weights) ([]fusedHit, error) {
 	byID := map[string]int{}
 	var out []fusedHit
 	add := func(hits []index.Hit, sig int) {
@@ -136,27 +136,29 @@ func fuseHybrid(ctx context.Context, x *index.Index, query string, qvec []float3
 		return nil, nil
 	}
 	ids := make([]string, len(out))
+	var noDense []string
 	for i, f := range out {
 		ids[i] = f.id
+		if f.sig[signalDense] == nil {
+			noDense = append(noDense, f.id)
+		}
 	}
-	cands, err := x.Candidates(ctx, qvec, ids)
-	if err != nil {
+	if err := p.add(ctx, x, ids); err != nil { // the dense ranking's
 		return nil, err
 	}
-	m, err := newMatcher(ctx, x, query)
+	cos, err := x.VectorScores(ctx, qvec, noDense)
 	if err != nil {
 		return nil, err
 	}
 	for i := range out {
 		f := &out[i]
-		c, ok := cands[f.id]
-		if ok {
+		if c, ok := p.cands[f.id]; ok {
 			f.meta = &c.Meta
 		}
-		if f.sig[signalDense] == nil && c.HasDense {
-			f.sig[signalDense] = &Signal{Raw: c.Dense}
+		if c, ok := cos[f.id]; ok && f.sig[signalDense] == nil {
+			f.sig[signalDense] = &Signal{Raw: c}
 		}
-		f.sig[signalMatch] = &Signal{Raw: m.score(c.Text)}
+		f.sig[signalMatch] = &Signal{Raw: p.match[f.id]}
 	}
 	// Scale each signal over the candidates.
 	topBM := 0.0
@@ -215,6 +217,46 @@ func rankBy(hits []fusedHit, sig int) {
 	for r, i := range order {
 		hits[i].sig[sig].Rank = r + 1
 	}
+}
+
+// prepared is what the hybrid fusion reads of its candidates — their
+// metadata, text and word match — gathered as the rankings find them: the
+// word ranking's while the dense one still runs.
+type prepared struct {
+	m     *matcher
+	cands map[string]index.Candidate
+	match map[string]float64
+}
+
+func prepare(ctx context.Context, x *index.Index, query string) (*prepared, error) {
+	m, err := newMatcher(ctx, x, query)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{m: m, cands: map[string]index.Candidate{}, match: map[string]float64{}}, nil
+}
+
+// add reads the candidates among ids it has not read yet, in one query,
+// and scores their word match.
+func (p *prepared) add(ctx context.Context, x *index.Index, ids []string) error {
+	var todo []string
+	for _, id := range ids {
+		if _, ok := p.cands[id]; !ok {
+			todo = append(todo, id)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	cs, err := x.Candidates(ctx, todo)
+	if err != nil {
+		return err
+	}
+	for id, c := range cs {
+		p.cands[id] = c
+		p.match[id] = p.m.score(c.Text)
+	}
+	return nil
 }
 
 // matcher scores a document by how well each content word of the query is

@@ -153,14 +153,23 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	ans := Answer{Mode: opts.Mode}
 	var words, dense []index.Hit
 	var qvec []float32
+	var prep *prepared
 	var err, wordsErr error
 	// The two rankings use different stores (Bleve, SQLite): run them at
-	// the same time.
+	// the same time. The word ranking is the quicker: in hybrid mode its
+	// candidates are read and matched while the dense one still runs.
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if opts.Mode != ModeDense {
-			words, wordsErr = x.SearchWords(ctx, query, opts.Filter, opts.Depth)
+		if opts.Mode == ModeDense {
+			return
+		}
+		words, wordsErr = x.SearchWords(ctx, query, opts.Filter, opts.Depth)
+		if wordsErr == nil && opts.Mode == ModeHybrid {
+			prep, wordsErr = prepare(ctx, x, query)
+			if wordsErr == nil {
+				wordsErr = prep.add(ctx, x, hitIDs(words))
+			}
 		}
 	}()
 	defer func() { <-done }() // never leave it running on an early return
@@ -189,13 +198,21 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	case ModeDense:
 		fused = fuseOne(dense, signalDense)
 	default:
-		fused, err = fuseHybrid(ctx, x, query, qvec, words, dense, opts.Weights)
+		fused, err = fuseHybrid(ctx, x, prep, qvec, words, dense, opts.Weights)
 		if err != nil {
 			return ans, nil, err
 		}
 	}
 	top, err := rank(ctx, x, fused, opts)
 	return ans, top, err
+}
+
+func hitIDs(hits []index.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }
 
 // rank applies the priors to the fused candidates and keeps the best k.
