@@ -22,6 +22,12 @@ import (
 // entry; adding a field does not.
 const SchemaVersion = 1
 
+// RecallSchemaVersion is the schema_version of recall's object (recall
+// --json, the MCP recall tool): 2 since scores are fused by score (fused
+// in [0, 1.05], bm25 0 for a document no word matched, dense computed for
+// every hybrid candidate).
+const RecallSchemaVersion = 2
+
 // Object is a JSON object with a fixed field order: bd's shapes are
 // built from an issue's stored fields, in the order bd writes them.
 type Object []Member

@@ -107,7 +107,7 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 	if !ws.Config.Index.Enabled {
 		env.notef("%s", app.IndexOffNotice)
 		if opts.json {
-			return writeJSON(env.Out, recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: opts.mode, Results: []recallResultJSON{}})
+			return writeJSON(env.Out, recallJSON{SchemaVersion: app.RecallSchemaVersion, Query: query, Mode: opts.mode, Results: []recallResultJSON{}})
 		}
 		return nil
 	}
@@ -127,7 +127,7 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 	}
 	if opts.json {
 		took := float64(env.Now().Sub(start).Microseconds()) / 1000
-		out := recallJSON{SchemaVersion: schemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results, opts.explain), TookMS: took}
+		out := recallJSON{SchemaVersion: app.RecallSchemaVersion, Query: query, Mode: ans.Mode, Results: toRecallResultsJSON(ans.Results, opts.explain), TookMS: took}
 		if sig != nil {
 			out.Query, out.Signature = sig.Text, &recallSignatureJSON{Hash: sig.Hash, Normalized: sig.Text}
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -458,8 +459,17 @@ func (c *Config) validate(name string) error {
 	if err := c.Embed.validate(name); err != nil {
 		return err
 	}
-	if w := c.Recall.Weights; w.BM25 < 0 || w.Dense < 0 || w.Match < 0 || w.BM25+w.Dense+w.Match == 0 {
-		return &Error{File: name, Key: "recall.weights", Message: fmt.Sprintf("bm25, dense and match must be 0 or more, and not all 0 (they are %g, %g and %g)", w.BM25, w.Dense, w.Match)}
+	w := c.Recall.Weights
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"bm25", w.BM25}, {"dense", w.Dense}, {"match", w.Match}} {
+		if !(k.v >= 0) || math.IsInf(k.v, 0) {
+			return &Error{File: name, Key: "recall.weights." + k.key, Message: fmt.Sprintf("must be a number of 0 or more, not %g", k.v)}
+		}
+	}
+	if w.BM25+w.Dense+w.Match == 0 {
+		return &Error{File: name, Key: "recall.weights", Message: "bm25, dense and match are all 0: give at least one a weight above 0"}
 	}
 	if !(c.Recall.RunHalfLifeDays > 0) { // NaN too
 		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days (inf: runs never decay), not %g", c.Recall.RunHalfLifeDays)}

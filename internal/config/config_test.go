@@ -343,3 +343,21 @@ func TestObsoleteRecallKeys(t *testing.T) {
 		t.Errorf("all weights 0: err %v", err)
 	}
 }
+
+// TestRecallWeightsMustBeFiniteAndNotNegative: NaN passes a "< 0" test and
+// made recall's JSON fail; infinity made every score NaN. The error names
+// the weight and its line.
+func TestRecallWeightsMustBeFiniteAndNotNegative(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"nan", "inf", "-1", "-inf"} {
+		data := "[recall]\nrun_half_life_days = 30\n\n[recall.weights]\nbm25 = 0.2\ndense = " + v + "\nmatch = 0.7\n"
+		_, _, err := Parse([]byte(data), "config.toml", Default("x"))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "recall.weights.dense" || ce.Line != 6 {
+			t.Errorf("dense = %s: %v (%+v), want an error at recall.weights.dense, line 6", v, err, ce)
+		}
+	}
+	if _, _, err := Parse([]byte("[recall.weights]\nbm25 = 1\ndense = 0\nmatch = 0\n"), "config.toml", Default("x")); err != nil {
+		t.Errorf("one weight alone: %v", err)
+	}
+}

@@ -316,7 +316,7 @@ func TestRecallAndPrime(t *testing.T) {
 		Results       []struct{ Kind, ID string }
 	}
 	f.ok("recall", map[string]any{"query": "importer CSV", "kind": "task"}, &ans)
-	if ans.SchemaVersion != 1 || ans.Mode != "hybrid" || len(ans.Results) != 1 || ans.Results[0].Kind != "task" {
+	if ans.SchemaVersion != 2 || ans.Mode != "hybrid" || len(ans.Results) != 1 || ans.Results[0].Kind != "task" {
 		t.Errorf("recall = %+v", ans)
 	}
 	f.ok("recall", map[string]any{"query": "importer CSV", "kind": "fact"}, &ans)

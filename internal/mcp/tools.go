@@ -145,7 +145,7 @@ func recallTool(ctx context.Context, c *call, in recallIn) (*sdk.CallToolResult,
 		c.notes = append(c.notes, "warning: "+ans.Warning)
 	}
 	took := float64(c.sess.Now().Sub(start).Microseconds()) / 1000
-	return jsonResult(app.RecallJSON{SchemaVersion: app.SchemaVersion, Query: in.Query, Mode: ans.Mode,
+	return jsonResult(app.RecallJSON{SchemaVersion: app.RecallSchemaVersion, Query: in.Query, Mode: ans.Mode,
 		Results: app.RecallResultsJSON(ans.Results, in.Explain), TookMS: took})
 }
 

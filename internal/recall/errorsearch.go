@@ -39,6 +39,9 @@ func SearchError(ctx context.Context, x *index.Index, store *runs.Store, text st
 		return ea, err
 	}
 	opts.defaults()
+	if err := CheckMode(opts.Mode); err != nil {
+		return ea, err
+	}
 	exact, err := exactIDs(ctx, x, store, sig.Hash, opts.Filter)
 	if err != nil {
 		return ea, err

@@ -77,7 +77,7 @@ func (f *fusedHit) scores() Scores {
 }
 
 // fuseOne ranks by one signal alone (mode bm25 or dense): BM25 scores
-// divided by the top one, cosines as they are.
+// divided by the top one, cosines c as (c + 1) / 2.
 func fuseOne(hits []index.Hit, sig int) []fusedHit {
 	out := make([]fusedHit, len(hits))
 	top := 0.0
@@ -85,7 +85,10 @@ func fuseOne(hits []index.Hit, sig int) []fusedHit {
 		top = hits[0].Score
 	}
 	for i, h := range hits {
-		n := h.Score
+		// In [0, 1] as in hybrid, so that the priors, which multiply,
+		// lift and lower the right way: BM25 over the best, a cosine
+		// from [-1, 1].
+		n := (h.Score + 1) / 2
 		if sig == signalBM25 {
 			n = scaleTo(h.Score, top)
 		}
@@ -178,23 +181,24 @@ func fuseHybrid(ctx context.Context, x *index.Index, p *prepared, qvec []float32
 		}
 		b := f.sig[signalBM25]
 		b.Norm, b.Weight = scaleTo(b.Raw, topBM), w.BM25
-		d := f.sig[signalDense]
-		if d == nil { // no vector yet: as low as the lowest
-			d = &Signal{Raw: lo}
-			if math.IsInf(lo, 0) {
-				d.Raw = 0
+		// A document without a vector yet (its embedding failed, or is
+		// still to come) has no dense signal: it counts 0, as the
+		// lowest does, and shows none.
+		dn := 0.0
+		if d := f.sig[signalDense]; d != nil {
+			if hi > lo {
+				d.Norm = (d.Raw - lo) / (hi - lo)
 			}
-			f.sig[signalDense] = d
+			d.Weight = w.Dense
+			dn = d.Norm
 		}
-		if hi > lo {
-			d.Norm = (d.Raw - lo) / (hi - lo)
-		}
-		d.Weight = w.Dense
 		mt := f.sig[signalMatch]
 		mt.Norm, mt.Weight = mt.Raw, w.Match
-		f.score = w.BM25*b.Norm + w.Dense*d.Norm + w.Match*mt.Norm
+		f.score = w.BM25*b.Norm + w.Dense*dn + w.Match*mt.Norm
 		for _, s := range f.sig {
-			s.Raw, s.Norm = round(s.Raw), round(s.Norm)
+			if s != nil {
+				s.Raw, s.Norm = round(s.Raw), round(s.Norm)
+			}
 		}
 	}
 	rankBy(out, signalMatch)

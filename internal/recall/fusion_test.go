@@ -169,3 +169,31 @@ func TestSingleModesUseOneSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestDenseModeScoresArePositive: a cosine can be negative, and the priors
+// multiply: an approved text must still rank above an unapproved one of
+// equal cosine, so dense mode scores (c + 1) / 2.
+func TestDenseModeScoresArePositive(t *testing.T) {
+	t.Parallel()
+	x := fusionIndex(t, fusionDocs)
+	ans, err := Search(context.Background(), x, "zebra giraffe elephant", Options{Mode: ModeDense, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negative := 0
+	for _, r := range ans.Results {
+		d := r.Scores.Explain.Dense
+		if d.Raw < 0 {
+			negative++
+		}
+		if r.Score < 0 || math.Abs(d.Norm-(d.Raw+1)/2) > 1e-5 {
+			t.Errorf("%s: cosine %g, scaled %g, score %g", r.ID, d.Raw, d.Norm, r.Score)
+		}
+	}
+	if negative == 0 {
+		t.Log("no negative cosine among the results: the case is not exercised")
+	}
+	if _, err := Search(context.Background(), x, "lake", Options{Mode: "fuzzy"}); err == nil {
+		t.Error("an unknown mode searched")
+	}
+}

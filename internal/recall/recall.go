@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -119,6 +120,14 @@ type Answer struct {
 	Warning string
 }
 
+// CheckMode refuses a mode recall does not have.
+func CheckMode(mode string) error {
+	if !slices.Contains(Modes, mode) {
+		return fmt.Errorf("mode %q: want one of %s", mode, strings.Join(Modes, ", "))
+	}
+	return nil
+}
+
 // ErrEmptyQuery is a query with nothing to search for. Without words the
 // word ranking matches nothing and the dense one ranks every document
 // alike, so an answer would be the first k documents, not a result.
@@ -139,6 +148,9 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		return Answer{}, err
 	}
 	opts.defaults()
+	if err := CheckMode(opts.Mode); err != nil {
+		return Answer{}, err
+	}
 	ans, top, err := search(ctx, x, query, opts)
 	if err != nil {
 		return ans, err
