@@ -118,15 +118,33 @@ func (g *Guard) Dims() int { return g.inner.Dims() }
 // documents may wait timeout_seconds per request, retries included, and a
 // server that accepts connections but never answers would hold the
 // command (a recall bringing its index up to date) that long.
+//
+// A batch that the server answers with an error status, once it has
+// answered in this process (the short text, or an earlier call), is not
+// remembered: the server is up, and what failed is these texts (a
+// document too large for its model, say). Recall keeps the embedder for
+// the query and the documents that have vectors.
 func (g *Guard) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return guarded(ctx, g, func() ([][]float32, error) {
+	var batchErr error
+	v, err := guarded(ctx, g, func() ([][]float32, error) {
 		if _, ok := g.inner.(QueryEmbedder); ok && !g.answered {
 			if _, err := Query(ctx, g.inner, probeText); err != nil {
 				return nil, err
 			}
+			g.answered = true
 		}
-		return g.inner.Embed(ctx, texts)
+		v, err := g.inner.Embed(ctx, texts)
+		var s *StatusError
+		if err != nil && g.answered && errors.As(err, &s) {
+			batchErr = err
+			return nil, nil // not the embedder's failure: see below
+		}
+		return v, err
 	})
+	if batchErr != nil {
+		return nil, batchErr
+	}
+	return v, err
 }
 
 // probeText is what Embed sends first.

@@ -281,3 +281,31 @@ func TestGuardProbesBeforeTheFirstBatch(t *testing.T) {
 		t.Errorf("requests %v, want [1 3 3]: the probe once, before the first batch", got)
 	}
 }
+
+// TestGuardKeepsAnEmbedderThatRefusesOneBatch: a server that answers, then
+// fails a batch of documents with an error status (a document too large
+// for its model), is up: the failure is returned, not remembered, and the
+// next query and batches use the embedder.
+func TestGuardKeepsAnEmbedderThatRefusesOneBatch(t *testing.T) {
+	t.Parallel()
+	f := newFakeServer(t)
+	f.poison = "POISON"
+	path := filepath.Join(t.TempDir(), embed.DownFile)
+	now := t0
+	h := newHTTP(t, embed.HTTPConfig{Provider: "ollama", URL: f.URL, Model: "m", Retries: 0})
+	g := guard(h, path, &now)
+	_, err := g.Embed(context.Background(), []string{"a fact", "a POISON fact"})
+	var down *embed.DownError
+	if err == nil || errors.As(err, &down) {
+		t.Fatalf("a refused batch: %v, want its error, not a remembered failure", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused batch was written down: %v", err)
+	}
+	if _, err := g.EmbedQuery(context.Background(), "a query"); err != nil {
+		t.Errorf("the query after a refused batch: %v", err)
+	}
+	if _, err := guard(h, path, &now).Embed(context.Background(), []string{"another fact"}); err != nil {
+		t.Errorf("another process's batch: %v", err)
+	}
+}

@@ -29,6 +29,7 @@ type fakeServer struct {
 	status  int          // answer this status always, if set
 	auth    string
 	delay   time.Duration
+	poison  string // answer 500 to a batch with a text holding this
 }
 
 func newFakeServer(t *testing.T) *fakeServer {
@@ -54,6 +55,12 @@ func newFakeServer(t *testing.T) *fakeServer {
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model == "" {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
+		}
+		for _, in := range req.Input {
+			if f.poison != "" && strings.Contains(in, f.poison) {
+				http.Error(w, "input is too large to process", http.StatusInternalServerError)
+				return
+			}
 		}
 		f.mu.Lock()
 		f.batches = append(f.batches, len(req.Input))

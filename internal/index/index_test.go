@@ -685,6 +685,18 @@ func TestAFileOutsideTheRepository(t *testing.T) {
 	if st := update(); st.Read != 1 || st.Added != 1 || st.Deleted != 1 {
 		t.Errorf("a changed file outside is read again: %+v", st)
 	}
+	// One that cannot be read (a directory where it was: root reads any
+	// file) keeps its documents, with a notice; the update goes on.
+	os.Remove(outside)
+	if err := os.Mkdir(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if st := update(); st.Skipped != 1 || st.Docs != 4 {
+		t.Errorf("an unreadable file outside: %+v, want it skipped and its documents kept", st)
+	}
+	if n := f.notices; len(n) == 0 || !strings.Contains(n[len(n)-1], "is left as it was") {
+		t.Errorf("notices %q, want one about the unreadable file", n)
+	}
 	os.Remove(outside)
 	if st := update(); st.Removed != 1 || st.Deleted != 1 || st.Docs != 3 {
 		t.Errorf("a removed file outside takes its documents with it: %+v", st)

@@ -231,6 +231,13 @@ func (x *Index) planFile(root string, src Source, rel string, known map[string]f
 		return nil
 	}
 	data, err := os.ReadFile(full)
+	if _, outside := src.(OutsideSource); err != nil && outside {
+		// The person's own file (preferences): one they cannot read
+		// must not stop recall over the repository.
+		x.notice(fmt.Sprintf("recall index: %s is left as it was: %v", rel, err))
+		st.Skipped++
+		return nil
+	}
 	if err != nil {
 		return err
 	}
