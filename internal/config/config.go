@@ -149,6 +149,21 @@ var scopeMeaning = map[string]string{
 	ScopePersonal: "your personal preferences",
 }
 
+// reservedScopes drops, with a warning each, the scopes of [recall.scopes]
+// named team or personal: recall --scope means something else by them. A
+// warning, not an error: a config that named a scope so before they were
+// reserved still loads.
+func (r *Recall) reservedScopes(name string) []Warning {
+	var out []Warning
+	for _, reserved := range []string{ScopeTeam, ScopePersonal} {
+		if _, ok := r.Scopes[reserved]; ok {
+			delete(r.Scopes, reserved)
+			out = append(out, Warning{File: name, Key: "recall.scopes." + reserved, Message: fmt.Sprintf("%q is reserved: recall --scope %s means %s, and memctl ignores this entry; give the scope another name", reserved, reserved, scopeMeaning[reserved])})
+		}
+	}
+	return out
+}
+
 // Review configures the proposal review.
 type Review struct {
 	// StaleDays: pending proposals older than this are reported by check.
@@ -344,6 +359,7 @@ func Parse(data []byte, name string, base Config) (Config, []Warning, error) {
 		warns = append(warns, Warning{File: name, Key: key, Message: msg})
 	}
 	warns = append(warns, cfg.Recall.obsolete(name)...)
+	warns = append(warns, cfg.Recall.reservedScopes(name)...)
 	sort.Slice(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
 	if err := cfg.validate(name); err != nil {
 		return base, warns, withKeyLine(err, data)
@@ -474,11 +490,7 @@ func (c *Config) validate(name string) error {
 	if !(c.Recall.RunHalfLifeDays > 0) { // NaN too
 		return &Error{File: name, Key: "recall.run_half_life_days", Message: fmt.Sprintf("must be a positive number of days (inf: runs never decay), not %g", c.Recall.RunHalfLifeDays)}
 	}
-	for _, reserved := range []string{ScopeTeam, ScopePersonal} {
-		if _, ok := c.Recall.Scopes[reserved]; ok {
-			return &Error{File: name, Key: "recall.scopes." + reserved, Message: fmt.Sprintf("%q is reserved: recall --scope %s means %s; give the scope another name", reserved, reserved, scopeMeaning[reserved])}
-		}
-	}
+
 	return c.Lock.parse(name)
 }
 

@@ -48,12 +48,14 @@ func TestParse(t *testing.T) {
 			t.Errorf("got %+v", cfg.Facts)
 		}
 	})
-	t.Run("recall scopes may not be named team or personal", func(t *testing.T) {
+	t.Run("recall scopes named team or personal are dropped with a warning", func(t *testing.T) {
 		for _, name := range []string{"team", "personal"} {
-			_, _, err := Parse([]byte("[recall.scopes]\nmine = [\"a/\"]\n"+name+" = [\"b/\"]\n"), "c.toml", base)
-			var e *Error
-			if !errors.As(err, &e) || e.Key != "recall.scopes."+name || e.Line != 3 || !strings.Contains(e.Message, `"`+name+`" is reserved`) {
-				t.Errorf("scope %s: %v, want an error naming the key and its line", name, err)
+			cfg, warns, err := Parse([]byte("[recall.scopes]\nmine = [\"a/\"]\n"+name+" = [\"b/\"]\n"), "c.toml", base)
+			if err != nil || len(warns) != 1 || warns[0].Key != "recall.scopes."+name || !strings.Contains(warns[0].Message, `"`+name+`" is reserved`) {
+				t.Errorf("scope %s: warnings %v, err %v; want one warning naming the key", name, warns, err)
+			}
+			if _, ok := cfg.Recall.Scopes[name]; ok || len(cfg.Recall.Scopes["mine"]) != 1 {
+				t.Errorf("scope %s: scopes %v, want it dropped and the others kept", name, cfg.Recall.Scopes)
 			}
 		}
 		if _, _, err := Parse([]byte("[recall.scopes]\nteams = [\"a/\"]\n"), "c.toml", base); err != nil {

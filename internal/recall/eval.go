@@ -270,7 +270,7 @@ func rankOnly(ctx context.Context, x *index.Index, query string, so Options) (Ra
 	}
 	r := Ranked{Docs: make([]string, len(top)), Scores: make([]float64, len(top))}
 	for i, h := range top {
-		r.Docs[i], r.Scores[i] = h.id, round(h.score)
+		r.Docs[i], r.Scores[i] = h.id, h.score // unrounded: rounding would make ties a run file does not have
 	}
 	return r, nil
 }
