@@ -424,7 +424,7 @@ var opposites = func() map[string][]string {
 	pairs := [][2]string{
 		{"tab", "space"}, {"enable", "disable"}, {"enabled", "disabled"}, {"before", "after"},
 		{"sync", "async"}, {"synchronous", "asynchronous"}, {"synchronously", "asynchronously"},
-		{"increase", "decrease"}, {"allow", "deny"}, {"allow", "forbid"}, {"true", "false"}, {"on", "off"},
+		{"increase", "decrease"}, {"allow", "deny"}, {"allow", "forbid"}, {"true", "false"},
 		{"include", "exclude"}, {"public", "private"}, {"internal", "external"}, {"min", "max"},
 		{"minimum", "maximum"}, {"first", "last"}, {"always", "never"}, {"required", "optional"},
 		{"mandatory", "optional"}, {"strict", "lax"}, {"strict", "permissive"}, {"strict", "loose"},
