@@ -8,6 +8,9 @@ src=$(cd "$(dirname "$0")/workspace" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -R "$src/." "$tmp/"
+# The person's own preferences are searched too: the demo gets none of
+# yours, so that it prints the same on every machine.
+export XDG_CONFIG_HOME="$tmp/.config"
 cd "$tmp"
 git init -q .
 

@@ -19,8 +19,8 @@ func denseWarning(err error) string {
 	}
 	until := down.Until.UTC().Format(time.RFC3339)
 	if down.Skipped {
-		return fmt.Sprintf("dense search skipped: %s has failed since %s (%v); words only until %s (memctl doctor checks it now)",
+		return fmt.Sprintf("dense search skipped: %s has failed since %s (%v); words only until %s (memctl doctor checks it at once)",
 			down.ID, down.Since.UTC().Format(time.RFC3339), down.Err, until)
 	}
-	return fmt.Sprintf("dense search failed (%v); words only, and %s is skipped until %s (memctl doctor checks it now)", down.Err, down.ID, until)
+	return fmt.Sprintf("dense search failed (%v); words only, and %s is skipped until %s (memctl doctor checks it at once)", down.Err, down.ID, until)
 }

@@ -197,3 +197,17 @@ func TestDenseModeScoresArePositive(t *testing.T) {
 		t.Error("an unknown mode searched")
 	}
 }
+
+// TestStopWordsFindNothing: a question of stop words only matches no word,
+// leaves none to match, and the dense ranking alone would list anything.
+func TestStopWordsFindNothing(t *testing.T) {
+	t.Parallel()
+	x := fusionIndex(t, fusionDocs)
+	ans, err := Search(context.Background(), x, "the a of", Options{})
+	if err != nil || len(ans.Results) != 0 {
+		t.Errorf("stop words: %d results, %v; want none", len(ans.Results), err)
+	}
+	if ans, _ := Search(context.Background(), x, "the lake", Options{}); len(ans.Results) == 0 {
+		t.Error("a content word beside stop words finds nothing")
+	}
+}

@@ -163,6 +163,12 @@ func Search(ctx context.Context, x *index.Index, query string, opts Options) (An
 // weighed by the priors.
 func search(ctx context.Context, x *index.Index, query string, opts Options) (Answer, []fusedHit, error) {
 	ans := Answer{Mode: opts.Mode}
+	if opts.Mode == ModeHybrid && !x.CanEmbed() {
+		// No embedder ([embed] provider = "none"): words only, as
+		// configured, so no warning.
+		ans.Mode = ModeBM25
+	}
+	mode := ans.Mode // the goroutine's: ans.Mode may change below
 	var words, dense []index.Hit
 	var qvec []float32
 	var prep *prepared
@@ -173,11 +179,11 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if opts.Mode == ModeDense {
+		if mode == ModeDense {
 			return
 		}
 		words, wordsErr = x.SearchWords(ctx, query, opts.Filter, opts.Depth)
-		if wordsErr == nil && opts.Mode == ModeHybrid {
+		if wordsErr == nil && mode == ModeHybrid {
 			prep, wordsErr = prepare(ctx, x, query)
 			if wordsErr == nil {
 				wordsErr = prep.add(ctx, x, hitIDs(words))
@@ -185,7 +191,7 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 		}
 	}()
 	defer func() { <-done }() // never leave it running on an early return
-	if opts.Mode != ModeBM25 {
+	if ans.Mode != ModeBM25 {
 		qvec, dense, err = searchDense(ctx, x, query, opts)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -210,6 +216,12 @@ func search(ctx context.Context, x *index.Index, query string, opts Options) (An
 	case ModeDense:
 		fused = fuseOne(dense, signalDense)
 	default:
+		if len(words) == 0 && len(prep.m.words) == 0 {
+			// Only stop words ("the a of"): no word matched, none is
+			// left to match, and the dense ranking alone would list
+			// anything. Nothing found.
+			break
+		}
 		fused, err = fuseHybrid(ctx, x, prep, qvec, words, dense, opts.Weights)
 		if err != nil {
 			return ans, nil, err
