@@ -126,6 +126,9 @@ func Evaluate(ctx context.Context, c Corpus, opts EvalOptions) (EvalReport, erro
 	if err != nil {
 		return rep, err
 	}
+	if opts.GroupBy != "" && !in.hasField(opts.GroupBy) {
+		return rep, fmt.Errorf("%s: no document has meta.%s to group by; check --group-by", filepath.Join(c.Dir, "corpus.jsonl"), opts.GroupBy)
+	}
 	groups, order := in.groups(opts.GroupBy)
 	rep.Docs, rep.Groups = len(in.corpus), len(groups)
 	judged := in.judged()

@@ -97,6 +97,18 @@ func (c Corpus) read() (evalInput, error) {
 	return in, err
 }
 
+// hasField reports whether a document of the corpus has the meta field:
+// a --group-by that names none (a typo) would rank every query in one
+// group, silently.
+func (in evalInput) hasField(field string) bool {
+	for _, r := range in.corpus {
+		if _, ok := r.Meta[field]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // groups splits the corpus by the meta field, in the order each group
 // first appears.
 func (in evalInput) groups(field string) (map[string][]index.Doc, []string) {
