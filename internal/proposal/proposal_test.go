@@ -185,6 +185,13 @@ func TestJudge(t *testing.T) {
 			"possible-contradiction", "the proposal says spaces, the fact tabs"},
 		{"The main database is PostgreSQL.", "The main database is MySQL.",
 			"possible-contradiction", "the proposal says mysql, the fact postgresql"},
+		// The same words, each ruling out what the other keeps.
+		{"Use testify's require package in tests, not assert.", "Use testify's assert package in tests, not require.",
+			"possible-contradiction", "the proposal rules out require, the fact assert"},
+		{"Use log/slog for logging instead of zap.", "Use zap for logging, not log/slog.",
+			"possible-contradiction", "the proposal rules out log, the fact zap"},
+		{"Prefer small interfaces defined where they are consumed.", "Prefer large interfaces defined where they are consumed.",
+			"possible-contradiction", "the proposal says large, the fact small"},
 		// Reworded: the same fact.
 		{"Background jobs run on Sidekiq with three queues: critical, default and low.",
 			"Background jobs run on Sidekiq with 3 queues: critical, default, low.", "near-duplicate", ""},

@@ -3,6 +3,7 @@ package proposal
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -166,6 +167,10 @@ type text struct {
 	// contrast: the text says "instead" or "rather", which states what a
 	// negation would ("use X rather than Y" is "use X, not Y").
 	contrast bool
+	// ruledOut are the stems of the words a negation or a contrast rules
+	// out: the first content word after it ("not require", "instead of
+	// zap").
+	ruledOut []string
 }
 
 type word struct {
@@ -215,14 +220,19 @@ func parseText(s string) text {
 		addNum(n)
 	}
 	seen := map[string]bool{}
+	ruling := false // the next content word is ruled out
 	for _, tok := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' }) {
 		tok = strings.Trim(strings.ReplaceAll(tok, "’", "'"), "'")
 		if negations[tok] || strings.HasSuffix(tok, "n't") {
-			t.neg = true
+			t.neg, ruling = true, true
 			continue
 		}
 		if tok == "instead" || tok == "rather" {
-			t.contrast = true
+			t.contrast, ruling = true, true
+		}
+		if ruling && !stopwords[tok] && tok != "instead" && tok != "rather" && tok != "than" {
+			t.ruledOut = append(t.ruledOut, stem(tok))
+			ruling = false
 		}
 		if n, ok := numberWords[tok]; ok {
 			addNum(n)
@@ -328,6 +338,11 @@ const (
 // "rather"), a number differs, a word is the other's opposite, or one name
 // is swapped for another in otherwise the same words (isName).
 func conflict(a, b *text) (kind int, why string) {
+	// Both rule something out, each what the other keeps: "use
+	// require, not assert" and "use assert, not require".
+	if x, y := reversed(a, b), reversed(b, a); x != "" && y != "" && x != y {
+		return conflictSwap, "the proposal rules out " + x + ", the fact " + y
+	}
 	if a.neg && !b.neg && !b.contrast {
 		return conflictNegation, "the proposal negates, the fact does not"
 	}
@@ -360,6 +375,18 @@ func conflict(a, b *text) (kind int, why string) {
 		return conflictSwap, "the proposal says " + onlyA[0] + ", the fact " + onlyB[0]
 	}
 	return conflictNone, ""
+}
+
+// reversed is the word a rules out that b keeps (has, and does not rule
+// out), or "".
+func reversed(a, b *text) string {
+	bs := stems(b)
+	for _, r := range a.ruledOut {
+		if bs[r] && !slices.Contains(b.ruledOut, r) {
+			return wordWithStem(a, r)
+		}
+	}
+	return ""
 }
 
 // numberKey is a number without leading zeros: 02:00 is 2:00.
@@ -424,7 +451,7 @@ var opposites = func() map[string][]string {
 	pairs := [][2]string{
 		{"tab", "space"}, {"enable", "disable"}, {"enabled", "disabled"}, {"before", "after"},
 		{"sync", "async"}, {"synchronous", "asynchronous"}, {"synchronously", "asynchronously"},
-		{"increase", "decrease"}, {"allow", "deny"}, {"allow", "forbid"}, {"true", "false"},
+		{"increase", "decrease"}, {"allow", "deny"}, {"allow", "forbid"}, {"true", "false"}, {"small", "large"}, {"small", "big"},
 		{"include", "exclude"}, {"public", "private"}, {"internal", "external"}, {"min", "max"},
 		{"minimum", "maximum"}, {"first", "last"}, {"always", "never"}, {"required", "optional"},
 		{"mandatory", "optional"}, {"strict", "lax"}, {"strict", "permissive"}, {"strict", "loose"},
