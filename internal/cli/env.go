@@ -156,6 +156,11 @@ func (e *Env) reportRedactions(reds []secrets.Redaction) {
 	}
 }
 
+// hintf prints what to do next on stderr, as an error's hint is printed.
+func (e *Env) hintf(format string, args ...any) {
+	fmt.Fprintf(e.Err, "memctl: hint: %s\n", visible(unsecret(fmt.Sprintf(format, args...))))
+}
+
 // notef prints a note on stderr.
 func (e *Env) notef(format string, args ...any) {
 	fmt.Fprintf(e.Err, "memctl: %s\n", visible(fmt.Sprintf(format, args...)))

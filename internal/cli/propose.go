@@ -117,8 +117,15 @@ func (e *Env) factsBook(ctx context.Context) (*config.Workspace, *proposal.Book,
 // warnFiled says what the reviewer of a filed proposal will be told: the
 // facts it resembles, and that it goes over the line budget.
 func warnFiled(env *Env, p *proposal.Proposal) {
+	hinted := false
 	for _, s := range p.Similar {
 		env.warnf("%s: %s (%s) %s: %s", p.ID, s.Relation, similarWhy(s), s.FactID, visibleLine(oneLine(s.Text)))
+		if s.Relation == "possible-contradiction" && p.Action == proposal.ActionAdd && !hinted {
+			// Approved, an addition keeps both facts: the old one
+			// goes only by an update.
+			hinted = true
+			env.hintf("if %s replaces %s, withdraw it (memctl review %s --withdraw) and propose --action update --fact %s instead; approved as it is, both facts stay", p.ID, s.FactID, p.ID, s.FactID)
+		}
 	}
 	if p.OverBudget {
 		env.warnf("%s would push the facts over their line budget; a reviewer must approve it with --over-budget", p.ID)
