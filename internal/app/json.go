@@ -133,7 +133,11 @@ type RecallJSON struct {
 
 // RecallResultJSON is one recall result.
 type RecallResultJSON struct {
-	Kind      string           `json:"kind"`
+	Kind string `json:"kind"`
+	// Status is the document's: a task's, a proposal's (pending: not a
+	// fact yet), a run's outcome, "approved" for facts and playbooks;
+	// absent for personal preferences.
+	Status    string           `json:"status,omitempty"`
 	ID        string           `json:"id"`
 	Title     string           `json:"title"`
 	Snippet   string           `json:"snippet"`
@@ -201,7 +205,7 @@ func RecallResultsJSON(rs []recall.Result, explain bool) []RecallResultJSON {
 	out := make([]RecallResultJSON, len(rs))
 	for i, r := range rs {
 		out[i] = RecallResultJSON{
-			Kind: r.Kind, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
+			Kind: r.Kind, Status: r.Status, ID: r.ID, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
 			Scores:    RecallScoresJSON{BM25: r.Scores.BM25, Dense: r.Scores.Dense, Match: r.Scores.Match, Fused: r.Scores.Fused},
 			Source:    RecallSourceJSON{Path: r.Source.Path, Line: r.Source.Line, Commit: r.Source.Commit},
 			CreatedAt: r.CreatedAt, Match: r.Match,

@@ -151,7 +151,11 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 		if r.Match == recall.MatchSignature {
 			same = "  (same error)"
 		}
-		fmt.Fprintf(env.Out, "%d. [%s] %s  %s%s\n", i+1, r.Kind, visibleLine(r.ID), highlight(env, visibleLine(r.Title), r.Matched), same)
+		kind := r.Kind
+		if r.Kind == index.KindProposal && r.Status != "" {
+			kind += " " + r.Status // pending: not a fact yet
+		}
+		fmt.Fprintf(env.Out, "%d. [%s] %s  %s%s\n", i+1, visibleLine(kind), visibleLine(r.ID), highlight(env, visibleLine(r.Title), r.Matched), same)
 		if r.Snippet != "" && r.Snippet != r.Title {
 			fmt.Fprintf(env.Out, "   %s\n", highlight(env, visibleLine(r.Snippet), r.Matched))
 		}

@@ -95,7 +95,12 @@ type Source struct {
 
 // Result is one document found.
 type Result struct {
-	Kind      string
+	Kind string
+	// Status is the document's: a task's (open, closed, …), a
+	// proposal's (pending, approved, rejected, withdrawn), a run's outcome
+	// (success, failure, …), "approved" for facts and playbooks, "" for
+	// personal preferences.
+	Status    string
 	ID        string
 	Title     string
 	Snippet   string
@@ -294,7 +299,7 @@ func results(ctx context.Context, x *index.Index, query string, top []fusedHit) 
 			continue
 		}
 		r := Result{
-			Kind: d.Kind, ID: d.Ref, Title: title(&d), Score: round(f.score),
+			Kind: d.Kind, Status: d.Status, ID: d.Ref, Title: title(&d), Score: round(f.score),
 			Scores: f.scores(),
 			Source: Source{Path: d.File, Line: d.Line, Commit: d.Commit},
 		}
