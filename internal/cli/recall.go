@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -139,6 +140,7 @@ func runRecall(ctx context.Context, env *Env, args []string, opts recallOptions)
 			return nil
 		}
 		env.notef("nothing found for %q", query)
+		scopeNote(env, ws, opts.scope)
 		return nil
 	}
 	for i, r := range ans.Results {
@@ -185,6 +187,24 @@ func printExplain(env *Env, r recall.Result) {
 		fmt.Fprintf(env.Out, "     %-5s %9.4f  scaled %.4f × weight %.2f = %.4f  (%s)\n", s.name, s.sig.Raw, s.sig.Norm, s.sig.Weight, s.sig.Norm*s.sig.Weight, rank)
 	}
 	fmt.Fprintf(env.Out, "     relevance %.4f × approved %.2f × age %.4f = %.4f\n", e.Relevance, e.Approved, e.Age, r.Score)
+}
+
+// scopeNote says, when a --scope found nothing and is no scope name, that
+// it was taken as a path prefix, and which names there are: a mistyped
+// name finds nothing, silently, otherwise.
+func scopeNote(env *Env, ws *config.Workspace, scope string) {
+	if scope == "" || scope == config.ScopeTeam || scope == config.ScopePersonal {
+		return
+	}
+	if _, named := ws.Config.Recall.Scopes[scope]; named {
+		return
+	}
+	names := []string{config.ScopeTeam, config.ScopePersonal}
+	for n := range ws.Config.Recall.Scopes {
+		names = append(names, n)
+	}
+	slices.Sort(names[2:])
+	env.notef("--scope %s was taken as a path prefix: no scope has that name (there are %s)", visibleLine(scope), strings.Join(names, ", "))
 }
 
 // recallQuery is the question: the argument, or with --error the error
