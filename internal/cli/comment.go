@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -96,6 +97,7 @@ func newLabelCmd(env *Env) *cobra.Command {
 	}
 	var asJSON bool
 	change := func(use, short string, add bool) *cobra.Command {
+		status := map[bool]string{true: "added", false: "removed"}[add]
 		c := &cobra.Command{
 			Use:     use + " <id> <label>...",
 			Short:   short,
@@ -119,10 +121,13 @@ func newLabelCmd(env *Env) *cobra.Command {
 				if err := t.save(); err != nil {
 					return err
 				}
-				return writeLabels(env, iss, asJSON)
+				if asJSON {
+					return writeJSON(env.Out, labelChangeJSON(iss.ID, args[1:], status))
+				}
+				return writeLabels(env, iss, false)
 			},
 		}
-		c.Flags().BoolVar(&asJSON, "json", false, "print the labels as a JSON array")
+		c.Flags().BoolVar(&asJSON, "json", false, "print bd's result: an array of {issue_id, label, status}")
 		return c
 	}
 	list := &cobra.Command{
@@ -144,7 +149,30 @@ func newLabelCmd(env *Env) *cobra.Command {
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print the labels as a JSON array")
 	cmd.AddCommand(change("add", "Add labels to a task", true), change("remove", "Remove labels from a task", false), list)
-	return cmd
+	return groupCommand(cmd)
+}
+
+// labelChange is one element of bd's --json result of label add and
+// label remove: status is "added" or "removed".
+type labelChange struct {
+	IssueID string `json:"issue_id"`
+	Label   string `json:"label"`
+	Status  string `json:"status"`
+}
+
+// labelChangeJSON is bd's result of label add/remove: one element per
+// label named, in the order given, whether or not the task had it;
+// labels as stored (trimmed, blank and repeated ones dropped).
+func labelChangeJSON(id string, labels []string, status string) []labelChange {
+	out := make([]labelChange, 0, len(labels))
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
+			out = append(out, labelChange{IssueID: id, Label: l, Status: status})
+		}
+	}
+	return out
 }
 
 func writeLabels(env *Env, iss *tasks.Issue, asJSON bool) error {

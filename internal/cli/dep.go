@@ -19,7 +19,7 @@ func newDepCmd(env *Env) *cobra.Command {
   memctl dep cycles`,
 	}
 	cmd.AddCommand(newDepAddCmd(env), newDepRemoveCmd(env), newDepListCmd(env), newDepTreeCmd(env), newDepCyclesCmd(env))
-	return cmd
+	return groupCommand(cmd)
 }
 
 type depOptions struct {
@@ -41,7 +41,7 @@ func newDepAddCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&opts.typ, "type", "t", tasks.DepBlocks, "dependency `type`: blocks, related, parent-child, discovered-from, waits-for, …")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print the changed issue as a JSON array")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print bd's result object: issue_id, depends_on_id, status (and type)")
 	return cmd
 }
 
@@ -57,7 +57,7 @@ func newDepRemoveCmd(env *Env) *cobra.Command {
 			return runDepChange(cmd.Context(), env, args, opts, false)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.json, "json", false, "print the changed issue as a JSON array")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print bd's result object: issue_id, depends_on_id, status (and type)")
 	return cmd
 }
 
@@ -78,9 +78,8 @@ func runDepChange(ctx context.Context, env *Env, args []string, opts depOptions,
 	if err := t.save(); err != nil {
 		return err
 	}
-	iss, _ := t.store.Get(from)
 	if opts.json {
-		return writeJSON(env.Out, []object{plainObject(iss)})
+		return writeJSON(env.Out, depChangeJSON(from, to, opts.typ, add))
 	}
 	if add {
 		env.notef("added dependency: %s depends on %s (%s)", from, to, opts.typ)
@@ -217,4 +216,25 @@ func newDepCyclesCmd(env *Env) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array of cycles, each an array of ids")
 	return cmd
+}
+
+// depChangeJSON is bd's --json result of dep add (status "added", with
+// the type) and dep remove (status "removed", no type), keys in bd's
+// order.
+func depChangeJSON(from, to, typ string, add bool) any {
+	if add {
+		return struct {
+			DependsOnID   string `json:"depends_on_id"`
+			IssueID       string `json:"issue_id"`
+			SchemaVersion int    `json:"schema_version"`
+			Status        string `json:"status"`
+			Type          string `json:"type"`
+		}{to, from, bdSchemaVersion, "added", typ}
+	}
+	return struct {
+		DependsOnID   string `json:"depends_on_id"`
+		IssueID       string `json:"issue_id"`
+		SchemaVersion int    `json:"schema_version"`
+		Status        string `json:"status"`
+	}{to, from, bdSchemaVersion, "removed"}
 }
