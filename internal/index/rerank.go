@@ -2,8 +2,8 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 )
@@ -19,36 +19,19 @@ type Candidate struct {
 // 500; ids not in the index are absent.
 func (x *Index) Candidates(ctx context.Context, ids []string) (map[string]Candidate, error) {
 	out := make(map[string]Candidate, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
+	err := x.byIDs(ctx, ids, func(in string) string {
+		return `SELECT id, kind, approved, created, title, body FROM docs WHERE id IN (` + in + `)`
+	}, nil, nil, func(rows *sql.Rows) error {
+		var d Doc
+		var approved int
+		var created int64
+		if err := rows.Scan(&d.ID, &d.Kind, &approved, &created, &d.Title, &d.Body); err != nil {
+			return err
 		}
-		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created, title, body FROM docs WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var d Doc
-			var approved int
-			var created int64
-			if err := rows.Scan(&d.ID, &d.Kind, &approved, &created, &d.Title, &d.Body); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			c := Candidate{Meta: Meta{Kind: d.Kind, Approved: approved == 1}, Text: d.Text()}
-			if created != 0 {
-				c.Created = time.Unix(created, 0).UTC()
-			}
-			out[d.ID] = c
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		out[d.ID] = Candidate{Meta: newMeta(d.Kind, approved, created), Text: d.Text()}
+		return nil
+	})
+	return out, err
 }
 
 // VectorScores returns the cosine of q with the vector of each document
@@ -61,33 +44,18 @@ func (x *Index) VectorScores(ctx context.Context, q []float32, ids []string) (ma
 	}
 	h, _ := beginScan(q, 0)
 	defer endScan(h)
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := make([]any, 0, len(chunk)+2)
-		args = append(args, h, x.emb.ID())
-		for _, id := range chunk {
-			args = append(args, id)
+	err := x.byIDs(ctx, ids, func(in string) string {
+		return `SELECT d.id, memctl_dot(v.vec, ?1) FROM docs d JOIN vectors v ON v.n = d.n AND v.model = ?2 WHERE d.id IN (` + in + `)`
+	}, []any{h, x.emb.ID()}, nil, func(rows *sql.Rows) error {
+		var id string
+		var cos float64
+		if err := rows.Scan(&id, &cos); err != nil {
+			return err
 		}
-		rows, err := x.db.QueryContext(ctx, `SELECT d.id, memctl_dot(v.vec, ?1) FROM docs d JOIN vectors v ON v.n = d.n AND v.model = ?2
-  WHERE d.id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			var cos float64
-			if err := rows.Scan(&id, &cos); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = cos
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		out[id] = cos
+		return nil
+	})
+	return out, err
 }
 
 // WordDF returns how many documents the index holds and, for each word (as

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -168,6 +169,47 @@ func bleveFilters(f Filter) []query.Query {
 // placeholders is n parameters for an IN list: "?, ?, ?".
 func placeholders(n int) string { return "?" + strings.Repeat(", ?", n-1) }
 
+// byIDs runs a query over ids, 500 at a time (SQLite's limit on
+// parameters is not far above): query gets the chunk's IN list
+// ("?, ?, ?"), its arguments are before, the chunk's ids, then after, and
+// row scans each row.
+func (x *Index) byIDs(ctx context.Context, ids []string, query func(in string) string, before, after []any, row func(*sql.Rows) error) error {
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, 0, len(before)+len(chunk)+len(after))
+		args = append(args, before...)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		args = append(args, after...)
+		rows, err := x.db.QueryContext(ctx, query(placeholders(len(chunk))), args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := row(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newMeta is a Meta from its columns: approved 0 or 1, created in Unix
+// seconds (0: none).
+func newMeta(kind string, approved int, created int64) Meta {
+	m := Meta{Kind: kind, Approved: approved == 1}
+	if created != 0 {
+		m.Created = time.Unix(created, 0).UTC()
+	}
+	return m
+}
+
 // sqlFilter is the same filter as a WHERE clause over docs d.
 func sqlFilter(f Filter) (string, []any) {
 	var conds []string
@@ -303,37 +345,18 @@ type Meta struct {
 // ids not in the index are absent.
 func (x *Index) Metas(ctx context.Context, ids []string) (map[string]Meta, error) {
 	out := make(map[string]Meta, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := make([]any, len(chunk))
-		for i, id := range chunk {
-			args[i] = id
-		}
-		rows, err := x.db.QueryContext(ctx, `SELECT id, kind, approved, created FROM docs WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			var m Meta
+	err := x.byIDs(ctx, ids, func(in string) string { return `SELECT id, kind, approved, created FROM docs WHERE id IN (` + in + `)` }, nil, nil,
+		func(rows *sql.Rows) error {
+			var id, kind string
 			var approved int
 			var created int64
-			if err := rows.Scan(&id, &m.Kind, &approved, &created); err != nil {
-				rows.Close()
-				return nil, err
+			if err := rows.Scan(&id, &kind, &approved, &created); err != nil {
+				return err
 			}
-			m.Approved = approved == 1
-			if created != 0 {
-				m.Created = time.Unix(created, 0).UTC()
-			}
-			out[id] = m
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+			out[id] = newMeta(kind, approved, created)
+			return nil
+		})
+	return out, err
 }
 
 // Select returns the ids among ids that are in the index and pass f, in
@@ -342,28 +365,17 @@ func (x *Index) Metas(ctx context.Context, ids []string) (map[string]Meta, error
 func (x *Index) Select(ctx context.Context, ids []string, f Filter) ([]string, error) {
 	where, fargs := sqlFilter(f)
 	pass := make(map[string]bool, len(ids))
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		args := make([]any, 0, len(chunk)+len(fargs))
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		rows, err := x.db.QueryContext(ctx, `SELECT d.id FROM docs d WHERE d.id IN (`+placeholders(len(chunk))+`)`+where, append(args, fargs...)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
+	err := x.byIDs(ctx, ids, func(in string) string { return `SELECT d.id FROM docs d WHERE d.id IN (` + in + `)` + where }, nil, fargs,
+		func(rows *sql.Rows) error {
 			var id string
 			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			pass[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]string, 0, len(pass))
 	for _, id := range ids {
@@ -395,10 +407,8 @@ func (x *Index) Docs(ctx context.Context, ids []string) ([]Doc, error) {
 		if err != nil {
 			continue
 		}
-		d.Labels, d.Files, d.Approved = splitList(labels), splitList(files), approved == 1
-		if created != 0 {
-			d.Created = time.Unix(created, 0).UTC()
-		}
+		m := newMeta(d.Kind, approved, created)
+		d.Labels, d.Files, d.Approved, d.Created = splitList(labels), splitList(files), m.Approved, m.Created
 		out[i] = d
 	}
 	return out, nil
