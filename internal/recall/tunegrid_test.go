@@ -17,7 +17,6 @@ type tuneSetting struct {
 	dNorm      string // minmax, raw
 	mNorm      string // raw, minmax, max
 	rrf        bool
-	denseAll   bool    // dense score known for every candidate
 	tau        float64 // best cosines below are 0
 	idfPow     float64
 	pow        float64 // cosines raised to this power
@@ -27,7 +26,7 @@ func (s tuneSetting) String() string {
 	if s.name != "" {
 		return s.name
 	}
-	return fmt.Sprintf("b%.2f/d%.2f/m%.2f %s/%s/%s all=%v tau=%.2f idf^%.1f cos^%.1f", s.wB, s.wD, s.wM, s.bNorm, s.dNorm, s.mNorm, s.denseAll, s.tau, s.idfPow, s.pow)
+	return fmt.Sprintf("b%.2f/d%.2f/m%.2f %s/%s/%s tau=%.2f idf^%.1f cos^%.1f", s.wB, s.wD, s.wM, s.bNorm, s.dNorm, s.mNorm, s.tau, s.idfPow, s.pow)
 }
 
 func norm(xs []float64, how string) {
@@ -65,41 +64,25 @@ func tuneNDCG(q tuneQuery, s tuneSetting) float64 {
 		if c.BMRank > 0 && c.BMRank <= 100 {
 			b[i] = c.BM25
 		}
-		d[i] = c.Dense
-		if !s.denseAll && c.DRank > 100 {
-			d[i] = math.NaN()
-		}
+		d[i] = c.Dense // known for every candidate, as recall computes it
 		m[i] = variantMaxSim(q, c, s)
 	}
-	if !s.denseAll { // unknown dense: the lowest known
-		lo := math.Inf(1)
-		for _, x := range d {
-			if !math.IsNaN(x) {
-				lo = min(lo, x)
-			}
-		}
-		for i, x := range d {
-			if math.IsNaN(x) {
-				d[i] = lo
-			}
-		}
-	}
-	score := make([]float64, n)
+	total := make([]float64, n)
 	if s.rrf {
 		for i, c := range q.Cands {
 			if c.BMRank > 0 && c.BMRank <= 100 {
-				score[i] += s.wB / (60 + float64(c.BMRank))
+				total[i] += s.wB / (60 + float64(c.BMRank))
 			}
 			if c.DRank <= 100 {
-				score[i] += s.wD / (60 + float64(c.DRank))
+				total[i] += s.wD / (60 + float64(c.DRank))
 			}
 		}
 	} else {
 		norm(b, s.bNorm)
 		norm(d, s.dNorm)
 		norm(m, s.mNorm)
-		for i := range score {
-			score[i] = s.wB*b[i] + s.wD*d[i] + s.wM*m[i]
+		for i := range total {
+			total[i] = s.wB*b[i] + s.wD*d[i] + s.wM*m[i]
 		}
 	}
 	idx := make([]int, n)
@@ -107,8 +90,8 @@ func tuneNDCG(q tuneQuery, s tuneSetting) float64 {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, c int) bool {
-		if score[idx[a]] != score[idx[c]] {
-			return score[idx[a]] > score[idx[c]]
+		if total[idx[a]] != total[idx[c]] {
+			return total[idx[a]] > total[idx[c]]
 		}
 		return q.Cands[idx[a]].ID < q.Cands[idx[c]].ID
 	})
@@ -117,11 +100,9 @@ func tuneNDCG(q tuneQuery, s tuneSetting) float64 {
 		ranked = append(ranked, q.Cands[i].ID)
 	}
 	var mt Metrics
-	score2(&mt, ranked, q.Rel)
+	score(&mt, ranked, q.Rel)
 	return mt.NDCG10
 }
-
-func score2(m *Metrics, ranked []string, rel map[string]float64) { score(m, ranked, rel) }
 
 func TestTuneGrid(t *testing.T) {
 	in := os.Getenv("MEMCTL_TUNE_IN")
@@ -149,7 +130,7 @@ func TestTuneGrid(t *testing.T) {
 	sort.Strings(convList)
 
 	var settings []tuneSetting
-	settings = append(settings, tuneSetting{name: "bm25", wB: 1, bNorm: "max"}, tuneSetting{name: "dense", wD: 1, dNorm: "raw", denseAll: true},
+	settings = append(settings, tuneSetting{name: "bm25", wB: 1, bNorm: "max"}, tuneSetting{name: "dense", wD: 1, dNorm: "raw"},
 		tuneSetting{name: "rrf", wB: 1, wD: 1, rrf: true}, tuneSetting{name: "maxsim", wM: 1, mNorm: "raw"})
 	step := 0.05
 	if v := os.Getenv("MEMCTL_TUNE_STEP"); v != "" {
@@ -172,7 +153,7 @@ func TestTuneGrid(t *testing.T) {
 						for _, pw := range floats("MEMCTL_TUNE_POW", "1") {
 							for wb := 0.0; wb <= 1+1e-9; wb += step {
 								for wm := 0.0; wb+wm <= 1+1e-9; wm += step {
-									settings = append(settings, tuneSetting{wB: wb, wM: wm, wD: math.Max(0, 1-wb-wm), bNorm: bn, dNorm: dn, mNorm: mn, denseAll: true, tau: tau, idfPow: ip, pow: pw})
+									settings = append(settings, tuneSetting{wB: wb, wM: wm, wD: math.Max(0, 1-wb-wm), bNorm: bn, dNorm: dn, mNorm: mn, tau: tau, idfPow: ip, pow: pw})
 								}
 							}
 						}
