@@ -10,19 +10,8 @@ import (
 	"testing"
 
 	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/index/indextest"
 )
-
-// vocabulary for generated documents: words of the kind facts and tasks
-// use, so the embedder's table and the analyser see realistic text.
-var vocabulary = strings.Fields(`the a of to and in for on with is are be not must never always when after before
-database postgres index cache log file write read lock queue worker request response client server api
-test tests flaky integration unit build deploy release migration schema table column row key value
-error timeout retry latency memory disk network port process thread goroutine channel mutex
-config flag option default user team review proposal fact task issue bug fix feature refactor
-slow fast large small first last new old open closed blocked ready priority label owner
-compaction fsync rename windows linux macos docker kubernetes metrics trace span alert page
-payment invoice order customer account session token auth password secret login email
-parser lexer compiler runtime allocation benchmark profile regression rollback backup restore`)
 
 // genSource is a source of n generated documents in one file.
 type genSource struct {
@@ -39,10 +28,7 @@ func (g genSource) Docs(string, []byte) ([]Doc, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	docs := make([]Doc, g.n)
 	for i := range docs {
-		words := make([]string, 8+rng.IntN(30))
-		for j := range words {
-			words[j] = vocabulary[rng.IntN(len(vocabulary))]
-		}
+		words := indextest.Words(rng)
 		body := strings.Join(words, " ")
 		if i == g.edit {
 			body += fmt.Sprintf(" edit %d", g.seed)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/fsx"
+	"github.com/memctl/memctl/internal/index/indextest"
 )
 
 // noteSource reads notes/*.txt: each line "id|kind-extras|text" is one
@@ -492,7 +493,7 @@ func TestPackedAndTableScansAgree(t *testing.T) {
 	f := newFixture(t)
 	var b strings.Builder
 	for i := range 60 {
-		fmt.Fprintf(&b, "n%d|category=c|%s note %d about %s\n", i, vocabulary[i%len(vocabulary)], i, vocabulary[(i*7)%len(vocabulary)])
+		fmt.Fprintf(&b, "n%d|category=c|%s note %d about %s\n", i, indextest.Vocabulary[i%len(indextest.Vocabulary)], i, indextest.Vocabulary[(i*7)%len(indextest.Vocabulary)])
 	}
 	f.write("a.txt", b.String())
 	x := f.open(embed.NewStatic(embed.Corpus{}))

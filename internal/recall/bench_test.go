@@ -11,18 +11,8 @@ import (
 
 	"github.com/memctl/memctl/internal/embed"
 	"github.com/memctl/memctl/internal/index"
+	"github.com/memctl/memctl/internal/index/indextest"
 )
-
-// benchWords are words of the kind facts and tasks use.
-var benchWords = strings.Fields(`the a of to and in for on with is are be not must never always when after before
-database postgres index cache log file write read lock queue worker request response client server api
-test tests flaky integration unit build deploy release migration schema table column row key value
-error timeout retry latency memory disk network port process thread goroutine channel mutex
-config flag option default user team review proposal fact task issue bug fix feature refactor
-slow fast large small first last new old open closed blocked ready priority label owner
-compaction fsync rename windows linux macos docker kubernetes metrics trace span alert page
-payment invoice order customer account session token auth password secret login email
-parser lexer compiler runtime allocation benchmark profile regression rollback backup restore`)
 
 var benchQueries = []string{"flaky integration tests on the build server", "database migration rollback", "payment timeout retry"}
 
@@ -32,10 +22,7 @@ func benchIndex(b *testing.B, n int) *index.Index {
 	rng := rand.New(rand.NewPCG(1, 2))
 	docs := make(memSource, n)
 	for i := range docs {
-		words := make([]string, 8+rng.IntN(30))
-		for j := range words {
-			words[j] = benchWords[rng.IntN(len(benchWords))]
-		}
+		words := indextest.Words(rng)
 		docs[i] = index.Doc{ID: fmt.Sprintf("task:%d", i), Kind: "task", Ref: fmt.Sprint(i), Title: strings.Join(words[:4], " "),
 			Body: strings.Join(words, " "), File: "corpus.jsonl", Line: i + 1, Status: "open", Priority: 2}
 	}
