@@ -79,7 +79,7 @@ group). --run-out writes the ranked lists (top 100) as TREC run files.`,
 }
 
 func runEvalRetrieval(ctx context.Context, env *Env, dir string, opts evalRetrievalOptions) error {
-	if !slices.Contains(recall.Modes, opts.mode) {
+	if recall.CheckMode(opts.mode) != nil {
 		return usagef(fmt.Errorf("--mode %q: want one of %s", opts.mode, strings.Join(recall.Modes, ", ")))
 	}
 	corpora, err := evalCorpora(dir, opts.corpora)

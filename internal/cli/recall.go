@@ -265,8 +265,7 @@ func recallSearchOptions(env *Env, ws *config.Workspace, opts recallOptions) (re
 
 // checkMode refuses a --mode recall does not have.
 func checkMode(mode string) error {
-	switch mode {
-	case recall.ModeHybrid, recall.ModeBM25, recall.ModeDense:
+	if recall.CheckMode(mode) == nil {
 		return nil
 	}
 	return usagef(fmt.Errorf("--mode %q: want hybrid, bm25 or dense", mode))
