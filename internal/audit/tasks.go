@@ -12,7 +12,7 @@ import (
 )
 
 // diffTasks names what changed in issues.jsonl, one entry per issue. Only
-// the lines that differ are parsed: the file is sorted by id, so a commit
+// the lines that differ are parsed: a write keeps the file's order, so a commit
 // that changes a few tasks of thousands leaves a long common head and
 // tail, and of the lines between, those found on both sides (moved) are
 // dropped too.

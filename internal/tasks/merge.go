@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,29 +50,23 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 		return nil, fmt.Errorf("theirs: %w", err)
 	}
 	bi, oi, ti := index(b), index(o), index(t)
-	// Issues in id order (Bytes sorts them anyway), then the other
-	// records in the order ours, theirs and base first show them.
-	var ids, others []string
+	// Records in ours' order, then those only theirs has in theirs' order,
+	// then those only base has (deleted on one side, changed on the other):
+	// a merge changes the lines the two sides changed, not the order.
+	var order []string
 	seen := map[string]bool{}
 	for _, m := range []recordIndex{oi, ti, bi} {
 		for _, k := range m.order {
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			if strings.HasPrefix(k, "1") {
-				ids = append(ids, k)
-			} else {
-				others = append(others, k)
+			if !seen[k] {
+				seen[k] = true
+				order = append(order, k)
 			}
 		}
 	}
-	sort.Strings(ids)
-	sorted := append(ids, others...)
 	out := &Store{byID: map[string]*Issue{}, bom: o.bom}
 	res := &MergeResult{}
 	var conflicts bytes.Buffer
-	for _, k := range sorted {
+	for _, k := range order {
 		rb, ro, rt := bi.recs[k], oi.recs[k], ti.recs[k]
 		merged, conflict := mergeRecord(rb, ro, rt)
 		if conflict {

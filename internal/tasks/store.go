@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
-	"sort"
 	"sync"
 
 	"github.com/memctl/memctl/internal/fsx"
@@ -200,36 +199,21 @@ func (s *Store) refresh(r *Record) error {
 	return nil
 }
 
-// Bytes returns the file content: issues and tombstones sorted by id, then
-// the other records in their order, one compact object per line, LF
-// endings and a final newline.
+// Bytes returns the file content: the records in their order (new ones
+// were appended), one compact object per line, LF endings and a final
+// newline. A record memctl did not change is its line as read, so a
+// write changes only the lines of the records it changed: the first
+// commit after adopting memctl in a bd repository is not a rewrite.
 func (s *Store) Bytes() []byte {
-	recs := s.sorted()
 	var b bytes.Buffer
 	if s.bom {
 		b.Write(utf8BOM)
 	}
-	for _, r := range recs {
+	for _, r := range s.Records {
 		b.Write(r.encode())
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
-}
-
-func (s *Store) sorted() []*Record {
-	recs := make([]*Record, len(s.Records))
-	copy(recs, s.Records)
-	sort.SliceStable(recs, func(i, j int) bool {
-		a, b := recs[i], recs[j]
-		if (a.Issue == nil) != (b.Issue == nil) {
-			return a.Issue != nil
-		}
-		if a.Issue == nil {
-			return false
-		}
-		return a.Issue.ID < b.Issue.ID
-	})
-	return recs
 }
 
 // Save writes the store to path atomically, then refreshes the cache for
@@ -237,7 +221,8 @@ func (s *Store) sorted() []*Record {
 // the bytes they were read from, so saving a large file builds no second
 // copy of it in memory. Afterwards each record holds its written line.
 func (s *Store) Save(path string) error {
-	recs := s.sorted()
+	s.refreshCounts()
+	recs := s.Records
 	lines := make([][]byte, len(recs))
 	crc := crc32.New(castagnoli)
 	size := 0

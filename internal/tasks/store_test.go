@@ -108,8 +108,8 @@ func TestCRLFAndBlankLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(s.Bytes()), "{\"id\":\"b-1\",\"title\":\"one\"}\n{\"id\":\"b-2\",\"title\":\"two\"}\n"; got != want {
-		t.Errorf("Bytes() = %q, want sorted LF lines %q", got, want)
+	if got, want := string(s.Bytes()), "{\"id\":\"b-2\",\"title\":\"two\"}\n{\"id\":\"b-1\",\"title\":\"one\"}\n"; got != want {
+		t.Errorf("Bytes() = %q, want the lines in their order with LF endings %q", got, want)
 	}
 }
 
