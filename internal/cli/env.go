@@ -7,6 +7,7 @@ package cli
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,6 +90,21 @@ func (e *Env) workspace(quiet bool) (*config.Workspace, error) {
 	}
 	e.warned = true
 	return e.ws, nil
+}
+
+// taskWorkspace opens the workspace for a task command: the memctl
+// workspace, or a repository bd uses without memctl
+// (config.OpenTasks: .beads/issues.jsonl, no .ledger).
+func (e *Env) taskWorkspace() (*config.Workspace, error) {
+	ws, err := e.Workspace()
+	if !errors.Is(err, config.ErrNoWorkspace) {
+		return ws, err
+	}
+	dir, derr := e.Getwd()
+	if derr != nil {
+		return nil, fmt.Errorf("find working directory: %w", derr)
+	}
+	return config.OpenTasks(dir)
 }
 
 // Workspace opens the workspace that holds the working directory.

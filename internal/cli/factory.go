@@ -67,7 +67,7 @@ func layerOff(layer string) error { return &app.LayerOffError{Layer: layer} }
 // first takes the workspace lock. A disabled layer reads as empty and
 // refuses writes.
 func (e *Env) openTasks(ctx context.Context, write bool) (*taskSession, error) {
-	ws, err := e.Workspace()
+	ws, err := e.taskWorkspace()
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ runtimes' project settings, as memctl hooks install does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
 	}
-	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: the repository directory's name)")
+	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: bd's issue-prefix in .beads/config.yaml, else the prefix of the existing issues, else the repository directory's name)")
 	cmd.Flags().BoolVar(&opts.claudeMD, "claude-md", false, "add @AGENTS.md to an existing CLAUDE.md that does not import it")
 	cmd.Flags().StringSliceVar(&opts.agents, "agents", nil, "also install memctl's hooks for these `runtimes` (claude, codex, gemini, cursor, opencode)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
@@ -141,6 +141,8 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	// What init writes under .git is this clone's alone: nothing to commit.
 	committable := slices.ContainsFunc(append(created, updated...), func(p string) bool { return !strings.HasPrefix(p, ".git/") })
 	switch {
+	case committable && res.PrefixSource != "" && res.PrefixSource != config.PrefixFromDirectory:
+		env.notef("initialised memctl in %s (task prefix %q, as in %s); commit the new files", repo.Root, res.Prefix, res.PrefixSource)
 	case committable:
 		env.notef("initialised memctl in %s (task prefix %q); commit the new files", repo.Root, res.Prefix)
 	case changed:

@@ -30,7 +30,10 @@ var starterFacts = []struct{ name, title, about string }{
 
 // InitResult says what Init did. Paths are relative to the root.
 type InitResult struct {
-	Prefix   string
+	Prefix string
+	// PrefixSource says where a prefix Init chose came from (ProjectPrefix's
+	// source); "" when --prefix or config.toml set it.
+	PrefixSource string
 	Created  []string
 	Updated  []string
 	Warnings []string
@@ -70,9 +73,14 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 		}
 		prefix = cfg.Tasks.Prefix
 	} else if prefix == "" {
-		prefix = DefaultPrefix(root)
+		prefix, res.PrefixSource = ProjectPrefix(root)
 	}
 	res.Prefix = prefix
+	// A repository bd already uses keeps its .beads as bd left it: init
+	// adds nothing there (not even the ignore line), so adopting memctl
+	// changes no bd file.
+	_, err := os.Stat(path(IssuesFile))
+	adopt := err == nil
 
 	for _, dir := range []string{LedgerDir, FactsDir, ProposalsDir, RunsDir, PlaybooksDir, BeadsDir} {
 		if _, err := fsx.MkdirAll(path(dir)); err != nil {
@@ -89,6 +97,9 @@ func Init(repo *gitx.Repo, prefix string) (*InitResult, error) {
 		}
 	}
 	for _, rel := range IgnoreFiles {
+		if adopt && rel == BeadsDir+"/.gitignore" {
+			continue
+		}
 		created, changed, err := EnsureIgnore(root, rel)
 		switch {
 		case err != nil:

@@ -36,6 +36,10 @@ type Workspace struct {
 	Root     string
 	Config   Config
 	Warnings []Warning
+	// BeadsOnly is a repository bd uses without memctl: no .ledger, a
+	// .beads/issues.jsonl. Task commands work on it with the default
+	// configuration and the prefix bd uses (OpenTasks); nothing else does.
+	BeadsOnly bool
 }
 
 // Find locates the git working tree that holds dir, without requiring a
@@ -64,6 +68,30 @@ func Open(dir string) (*Workspace, error) {
 	}
 	ws.Config, ws.Warnings = cfg, warns
 	return ws, nil
+}
+
+// OpenTasks opens the workspace holding dir for the task graph: the
+// memctl workspace when there is one, else, in a repository that has
+// .beads/issues.jsonl but no .ledger (bd uses it, memctl init has not
+// run), a BeadsOnly workspace with the default configuration and the
+// task prefix bd uses (ProjectPrefix). memctl adopts such a repository
+// without writing anything but the task changes asked for. Other errors
+// are Open's.
+func OpenTasks(dir string) (*Workspace, error) {
+	ws, err := Open(dir)
+	if !errors.Is(err, ErrNoWorkspace) {
+		return ws, err
+	}
+	repo, ferr := gitx.Find(dir)
+	if ferr != nil {
+		return nil, ferr
+	}
+	fi, serr := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(IssuesFile)))
+	if serr != nil || !fi.Mode().IsRegular() {
+		return nil, err
+	}
+	prefix, _ := ProjectPrefix(repo.Root)
+	return &Workspace{Repo: repo, Root: repo.Root, Config: Default(prefix), BeadsOnly: true}, nil
 }
 
 // Path turns a slash-separated path relative to the root into a file path.
