@@ -34,9 +34,9 @@ type InitResult struct {
 	// PrefixSource says where a prefix Init chose came from (ProjectPrefix's
 	// source); "" when --prefix or config.toml set it.
 	PrefixSource string
-	Created  []string
-	Updated  []string
-	Warnings []string
+	Created      []string
+	Updated      []string
+	Warnings     []string
 }
 
 // Changed reports whether Init wrote anything.
