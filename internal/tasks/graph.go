@@ -362,7 +362,8 @@ func (g *Graph) Blocked() []*Issue {
 
 // SortIssues orders issues by a sort policy: priority (priority, then
 // newest first, then id), oldest (created_at, then id) or hybrid (issues
-// from the last 48 hours by priority, then older ones oldest first).
+// from the last 48 hours by priority and then oldest first, then older
+// ones oldest first).
 func SortIssues(issues []*Issue, policy string, now time.Time) {
 	byPriority := func(a, b *Issue) int {
 		if a.Priority != b.Priority {
@@ -387,8 +388,11 @@ func SortIssues(issues []*Issue, policy string, now time.Time) {
 		slices.SortStableFunc(issues, func(a, b *Issue) int {
 			ra, rb := a.CreatedAt.After(cut), b.CreatedAt.After(cut)
 			switch {
-			case ra && rb:
-				return byPriority(a, b)
+			case ra && rb: // by priority, then oldest first as bd 1.0.5 does
+				if a.Priority != b.Priority {
+					return a.Priority - b.Priority
+				}
+				return byAge(a, b)
 			case ra:
 				return -1
 			case rb:

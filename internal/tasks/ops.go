@@ -82,6 +82,21 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 	}
 	if c.Defer != nil {
 		r.setTime("defer_until", *c.Defer)
+		// As bd: deferring sets the status deferred, and clearing the date
+		// of a deferred issue opens it again, unless the same update sets
+		// a status; a closed issue stays closed.
+		st := iss.Status
+		switch {
+		case c.Status != nil || st == StatusClosed:
+		case !c.Defer.IsZero() && st != StatusDeferred:
+			if err := s.setStatus(r, iss, StatusDeferred, now); err != nil {
+				return nil, err
+			}
+		case c.Defer.IsZero() && st == StatusDeferred:
+			if err := s.setStatus(r, iss, StatusOpen, now); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return s.touch(r, now)
 }
@@ -158,15 +173,19 @@ func (s *Store) Claim(id string, who Actor, now time.Time) (*Issue, error) {
 	return s.Update(id, Changes{Status: &st, Assignee: &name}, now)
 }
 
-// Close closes id with a reason. Closing a closed issue succeeds and
-// changes nothing, as in bd ≥ 1.0.5.
+// DefaultCloseReason is the reason bd records when close is given none.
+const DefaultCloseReason = "Closed"
+
+// Close closes id with a reason ("" records DefaultCloseReason, as bd
+// does). Closing a closed issue replaces its reason and closed_at, as bd
+// 1.0.5 does.
 func (s *Store) Close(id, reason string, now time.Time) (*Issue, error) {
 	iss, err := s.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	if iss.Status == StatusClosed {
-		return iss, nil
+	if reason == "" {
+		reason = DefaultCloseReason
 	}
 	if err := s.gate(textField("close_reason", &reason)); err != nil {
 		return nil, err
@@ -176,6 +195,7 @@ func (s *Store) Close(id, reason string, now time.Time) (*Issue, error) {
 	if err := s.setStatus(r, iss, StatusClosed, now); err != nil {
 		return nil, err
 	}
+	r.setTime("closed_at", now)
 	r.setString("close_reason", reason)
 	return s.touch(r, now)
 }

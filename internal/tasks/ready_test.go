@@ -311,3 +311,25 @@ func ids2(issues []*Issue) []string {
 	}
 	return out
 }
+
+// Within the last 48 hours hybrid orders by priority, then oldest first
+// (bd 1.0.5: created_at ascending), unlike the priority sort.
+func TestHybridRecentOldestFirstWithinPriority(t *testing.T) {
+	t.Parallel()
+	recent := func(h int) string {
+		return `"created_at":"` + refNow.Add(-time.Duration(h)*time.Hour).UTC().Format(time.RFC3339) + `"`
+	}
+	s, err := Parse([]byte(strings.Join([]string{
+		`{"id":"new","title":"n","priority":2,` + recent(1) + `}`,
+		`{"id":"mid","title":"m","priority":2,` + recent(10) + `}`,
+		`{"id":"urgent","title":"u","priority":0,` + recent(2) + `}`,
+		`{"id":"old","title":"o","priority":0,"created_at":"2020-01-01T00:00:00Z"}`,
+	}, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewGraph(s).Ready(ReadyFilter{Sort: SortHybrid}, refNow)
+	if got := strings.Join(ids2(r), ","); got != "urgent,mid,new,old" {
+		t.Errorf("hybrid = %s, want urgent,mid,new,old", got)
+	}
+}
