@@ -26,40 +26,55 @@ func newCommentCmd(env *Env) *cobra.Command {
 		Example: "  memctl comment app-3f2 \"Repro: run the suite with -count=50\" --json",
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := env.openTasks(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			c, err := t.store.AddComment(args[0], env.actor(t.ws).Name, args[1], env.Rand, env.Now())
-			if err != nil {
-				return taskError(err)
-			}
-			if err := t.save(); err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(env.Out, toCommentJSON(c))
-			}
-			env.notef("comment added to %s", args[0])
-			return nil
+			return runComment(cmd, env, args[0], args[1], asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comment as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comment as JSON (bd's shape)")
 	return cmd
+}
+
+// runComment adds a comment (comment, comments add) and prints it as bd
+// does: with --json the comment's keys sorted and bd's schema_version.
+func runComment(cmd *cobra.Command, env *Env, id, text string, asJSON bool) error {
+	t, err := env.openTasks(cmd.Context(), true)
+	if err != nil {
+		return err
+	}
+	c, err := t.store.AddComment(id, env.actor(t.ws).Name, text, env.Rand, env.Now())
+	if err != nil {
+		return taskError(err)
+	}
+	if err := t.save(); err != nil {
+		return err
+	}
+	if asJSON {
+		j := toCommentJSON(c)
+		return writeJSON(env.Out, struct {
+			Author        string `json:"author"`
+			CreatedAt     string `json:"created_at"`
+			ID            string `json:"id"`
+			IssueID       string `json:"issue_id"`
+			SchemaVersion int    `json:"schema_version"`
+			Text          string `json:"text"`
+		}{j.Author, j.CreatedAt, j.ID, j.IssueID, bdSchemaVersion, j.Text})
+	}
+	env.notef("comment added to %s", id)
+	return nil
 }
 
 func newCommentsCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "comments <id>",
-		Short:   "List the comments on a task",
-		Example: "  memctl comments app-3f2 --json",
+		Use:     "comments <id> | comments add <id> <text>",
+		Short:   "List the comments on a task, or add one (Beads' bd comments)",
+		Example: "  memctl comments app-3f2 --json\n  memctl comments add app-3f2 \"seen on CI too\"",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runComments(cmd.Context(), env, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of comments")
+	cmd.AddCommand(newCommentsAddCmd(env))
 	return cmd
 }
 

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,15 +9,12 @@ import (
 )
 
 type listOptions struct {
-	status   string
-	typ      string
-	labels   []string
-	assignee string
-	priority string
-	all      bool
-	limit    int
-	ready    bool
-	json     bool
+	filterFlags
+	parent string
+	all    bool
+	limit  int
+	ready  bool
+	json   bool
 }
 
 func newListCmd(env *Env) *cobra.Command {
@@ -30,16 +24,14 @@ func newListCmd(env *Env) *cobra.Command {
 		Short: "List tasks (Beads' bd list); closed and pinned ones only with --all or --status",
 		Example: `  memctl list --json
   memctl list --status in_progress --assignee alice
+  memctl list --parent app-3f2 --json
   memctl list --all --limit 0 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), env, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.status, "status", "s", "", "only `statuses` (comma-separated)")
-	f.StringVarP(&opts.typ, "type", "t", "", "only this `type`")
-	f.StringSliceVarP(&opts.labels, "label", "l", nil, "only tasks with every `label`")
-	f.StringVarP(&opts.assignee, "assignee", "a", "", "only tasks assigned to `name`")
-	f.StringVarP(&opts.priority, "priority", "p", "", "only this priority (0–4 or P0–P4)")
+	opts.register(f)
+	f.StringVar(&opts.parent, "parent", "", "only the direct children of `id`")
 	f.BoolVar(&opts.all, "all", false, "include closed and pinned tasks")
 	f.IntVarP(&opts.limit, "limit", "n", 50, "show at most `n` tasks (0 = all)")
 	f.BoolVar(&opts.ready, "ready", false, "only ready tasks (as memctl ready)")
@@ -48,28 +40,21 @@ func newListCmd(env *Env) *cobra.Command {
 }
 
 func runList(ctx context.Context, env *Env, opts listOptions) error {
-	prio := -1
-	if opts.priority != "" {
-		p, err := parsePriority(opts.priority)
-		if err != nil {
-			return err
-		}
-		prio = p
+	filter, err := opts.filter(env.Now())
+	if err != nil {
+		return err
 	}
-	var statuses []string
-	for _, s := range strings.Split(opts.status, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			if !tasks.ValidStatus(s) {
-				return usagef(fmt.Errorf("--status %q: unknown status", s))
-			}
-			statuses = append(statuses, s)
-		}
-	}
+	filter.All, filter.Parent = opts.all, opts.parent
 	t, err := env.openTasks(ctx, false)
 	if err != nil {
 		return err
 	}
 	g := tasks.NewGraph(t.store)
+	if opts.parent != "" {
+		if _, err := t.store.Get(opts.parent); err != nil {
+			return taskError(err)
+		}
+	}
 	var pool []*tasks.Issue
 	if opts.ready {
 		pool, _ = g.Ready(tasks.ReadyFilter{Sort: tasks.SortPriority}, env.Now())
@@ -77,31 +62,10 @@ func runList(ctx context.Context, env *Env, opts listOptions) error {
 		pool = t.store.Issues()
 		tasks.SortIssues(pool, tasks.SortPriority, env.Now())
 	}
-	var out []*tasks.Issue
-	for _, iss := range pool {
-		switch {
-		case len(statuses) > 0 && !slices.Contains(statuses, iss.Status):
-		case len(statuses) == 0 && !opts.all && (iss.Status == tasks.StatusClosed || iss.Status == tasks.StatusPinned):
-		case opts.typ != "" && iss.IssueType != opts.typ:
-		case opts.assignee != "" && iss.Assignee != opts.assignee:
-		case prio >= 0 && iss.Priority != prio:
-		case !containsAll(iss.Labels, opts.labels):
-		default:
-			out = append(out, iss)
-		}
-	}
+	out := filter.Select(t.store, g, pool)
 	if opts.limit > 0 && len(out) > opts.limit {
 		env.notef("Showing %d of %d issues (use --limit 0 to see all)", opts.limit, len(out))
 		out = out[:opts.limit]
 	}
 	return writeIssueList(env, g, out, opts.json, "no issues")
-}
-
-func containsAll(have, want []string) bool {
-	for _, w := range want {
-		if !slices.Contains(have, w) {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -111,7 +112,10 @@ func (t *taskSession) change(env *Env, ids []string, asJSON bool, fn func(id str
 	var done []*tasks.Issue
 	berr := batch(ids, func(id string) error {
 		iss, err := fn(id)
-		if err == nil {
+		switch {
+		case errors.Is(err, errSkipped):
+			return nil
+		case err == nil:
 			done = append(done, iss)
 		}
 		return err
