@@ -13,7 +13,7 @@ GO      ?= go
 GITLEAKSCHECK := internal/secrets/gitleakscheck
 MODULES       := . $(GITLEAKSCHECK)
 
-.PHONY: all build install test script golden demo bench fuzz lint tidy-check release-snapshot clean
+.PHONY: all build install test script golden demo bench bdcompat fuzz lint tidy-check release-snapshot clean
 
 all: build
 
@@ -89,6 +89,15 @@ fuzz:
 		echo "($$mod) $(GO) test $$pkg -fuzz $$name -fuzztime $(FUZZTIME)"; \
 		(cd $$mod && $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL)); \
 	done
+
+## bdcompat: the differential harness against real bd (docs/beads.md):
+## BD=path to bd 1.0.5, BD049=path to bd 0.49.6 (optional); the report goes
+## to bench/bdcompat.md. ../shared/bench/beads/build_bd.sh builds both.
+bdcompat:
+	@test -n "$(BD)" || { echo "set BD=/path/to/bd-1.0.5 (and BD049=/path/to/bd-0.49.6)"; exit 2; }
+	@mkdir -p bench
+	MEMCTL_BD=$(abspath $(BD)) MEMCTL_BD049=$(if $(BD049),$(abspath $(BD049))) MEMCTL_BD_REPORT=$(abspath bench/bdcompat.md) \
+		$(GO) test ./cmd/memctl -run '^TestBdCompat$$' -count=1 -v
 
 ## lint: gofmt, then vet and staticcheck in every module (2026.2.2, pinned; go
 ## run fetches it from the module proxy without adding it to go.mod)

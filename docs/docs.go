@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed agents.md ci.md commands.md config.md errors.md exit-codes.md facts.md json.md recall.md review.md runs.md secrets.md tasks.md
+//go:embed agents.md beads.md ci.md commands.md config.md errors.md exit-codes.md facts.md json.md recall.md review.md runs.md secrets.md tasks.md
 var files embed.FS
 
 // Topic is one guide: its name for `memctl help NAME` and a one-line summary.
@@ -31,6 +31,7 @@ var Topics = []Topic{
 	{"config", ".ledger/config.toml, every key"},
 	{"facts", "the facts file format and ids"},
 	{"tasks", "the Beads-compatible task graph, merging and sync"},
+	{"beads", "bd compatibility: commands and flags, bd mode, adopting a bd repository"},
 	{"review", "proposals, write policies and review"},
 	{"recall", "the index, recall and retrieval evaluation"},
 	{"runs", "run records, error signatures, playbooks, flush and hooks"},

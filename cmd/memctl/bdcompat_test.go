@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
 
 // The differential harness: the same command session against memctl and a
@@ -37,9 +40,9 @@ type bdStep struct {
 // bdSession covers create/update/close/reopen/dep/label/comment/defer/
 // list/show/ready/blocked/stats/search/children/count.
 var bdSession = []bdStep{
-	{args: "q 'Epic one' -t epic -p 1", capture: "A"},
-	{args: "q 'Fix login' -t bug -p 0", capture: "B"},
-	{args: "q 'Write docs'", capture: "C"},
+	{args: "create 'Epic one' -t epic -p 1 --silent", capture: "A"},
+	{args: "create 'Fix login' -t bug -p 0 --silent", capture: "B"},
+	{args: "create 'Write docs' --silent", capture: "C"},
 	{args: "create 'Child task' --parent {A} --silent", capture: "D"},
 	{args: "create 'Second child' --parent {A} -l backend --json", capture: "E"},
 	{args: "show {B} --json"},
@@ -49,6 +52,7 @@ var bdSession = []bdStep{
 	{args: "blocked --json"},
 	{args: "ready --json"},
 	{args: "dep list {C} --json"},
+	{args: "dep tree {C} --json"},
 	{args: "label add {B} urgent --json"},
 	{args: "label list {B} --json"},
 	{args: "label remove {B} urgent --json"},
@@ -82,11 +86,24 @@ var bdSession = []bdStep{
 	{args: "list --all --json"},
 	{args: "show {A} --json"},
 	{args: "dep remove {C} {B} --json"},
-	{args: "q 'Quick capture'", capture: "F"},
+	{args: "create 'Dated' --due 2099-02-01 --estimate 90 --external-ref gh-9 --silent", capture: "G"},
+	{args: "show {G} --json"},
+	{args: "update {G} --acceptance 'green' --type bug --set-labels x,y --estimate 30 --external-ref gh-10 --json"},
+	{args: "update {G} --parent {A} --json"},
+	{args: "epic status --json"},
+	{args: "dep add {G} --blocked-by {C} --json"},
+	{args: "close {C} --suggest-next --json"},
+	{args: "show {C} --include-dependents --include-comments --json"},
+	{args: "children {A} --json"},
+	{args: "delete {D} --force --json"},
+	{args: "list --all --json"},
 	{args: "list --status closed --json"},
 	{args: "show {C} {E} --json"},
 	{args: "show t-nope --json", exitOnly: true},
 	{args: "close t-nope", exitOnly: true},
+	// Last: bd's q leaves out created_by and owner (bdKnownDifferences),
+	// which would show in every listing after it.
+	{args: "q 'Quick capture'", capture: "F"},
 }
 
 // bdReadSession is run against bd 0.49.6 --no-db and memctl over the file
@@ -94,7 +111,7 @@ var bdSession = []bdStep{
 var bdReadSession = []bdStep{
 	{args: "list --json"},
 	{args: "list --all --json"},
-	{args: "ready --json"},
+	{args: "ready --sort priority --json"},
 	{args: "blocked --json"},
 	{args: "show {A} --json"},
 	{args: "show {B} --json"},
@@ -109,7 +126,35 @@ var bdReadSession = []bdStep{
 // bdKnownDifferences: step (its args as written above, prefixed with the
 // bd version) → why memctl knowingly differs. Kept in step with
 // docs/beads.md's "Remaining differences".
-var bdKnownDifferences = map[string]string{}
+var bdKnownDifferences = map[string]string{
+	"bd 1.0.5: comment {B} 'first note' --json":       commentIDs,
+	"bd 1.0.5: comments add {B} 'second note' --json": commentIDs,
+	"bd 1.0.5: comments {B} --json":                   commentIDs,
+	"bd 1.0.5: issues.jsonl {B}":                      commentIDs,
+	"bd 1.0.5 round trip: issues.jsonl {B}":           "bd 1.0.5's import turns integer comment ids into strings (\"1\"); the comments are the same",
+	"bd 1.0.5: stats --json":                          "average_lead_time_hours: memctl reports the mean time from created_at to closed_at of the closed issues; bd 1.0.5 prints 0",
+	"bd 1.0.5: show t-nope --json":                    notFoundExit,
+	"bd 1.0.5: close t-nope":                          notFoundExit,
+	"bd 1.0.5: issues.jsonl {F}":                      quickOwner,
+	"bd 1.0.5 round trip: issues.jsonl {F}":           quickOwner,
+	"bd 0.49.6: list --json":                          "bd 0.49.6's list shows closed issues too and embeds comments; memctl prints bd 1.0.5's list (closed ones with --all or --status)",
+	"bd 0.49.6: list --all --json":                    era049,
+	"bd 0.49.6: ready --sort priority --json":         era049,
+	"bd 0.49.6: show {A} --json":                      "bd 0.49.6's show lists dependents inline and has no counts; memctl prints bd 1.0.5's show",
+	"bd 0.49.6: show {B} --json":                      "bd 0.49.6's show embeds the comments and has no counts; memctl prints bd 1.0.5's show",
+	"bd 0.49.6: show {C} --json":                      "bd 0.49.6's show has no counts, and it does not know started_at (it drops the field); memctl prints bd 1.0.5's show",
+	"bd 0.49.6: stats --json":                         "bd 0.49.6's stats has tombstone_issues and no schema_version; memctl prints bd 1.0.5's",
+	"bd 0.49.6: search login --json":                  "bd 0.49.6's search includes closed issues; bd 1.0.5's and memctl's only with --status",
+	"bd 0.49.6: comments {B} --json":                  "bd 0.49.6 prints integer comment ids as numbers; memctl prints every comment id as a string, as bd 1.0.5 does",
+}
+
+// Reasons shared by several steps.
+const (
+	commentIDs   = "comment ids: memctl numbers new comments 1, 2, … so that bd 0.49.6 still loads the file (it rejects string ids); bd 1.0.5 writes UUIDs, and its import reads integers"
+	notFoundExit = "exit code: memctl exits 3 (not found, docs/exit-codes.md) where bd exits 1 for every error"
+	quickOwner   = "q: memctl records created_by and owner as create does; bd 1.0.5's q leaves them out"
+	era049       = "bd 0.49.6's list embeds comments, counts dependents of every edge type, and does not know started_at; memctl prints bd 1.0.5's list"
+)
 
 type bdSide struct {
 	name string // "memctl", "bd 1.0.5", "bd 0.49.6"
@@ -214,14 +259,37 @@ func (s *bdSide) normalise(text string) string {
 }
 
 // canonical parses JSON output and re-marshals it with sorted keys, or
-// returns the text itself when it is not JSON.
+// returns the text itself when it is not JSON. Edge lists are sorted:
+// bd 1.0.5 lists an issue's dependencies in its database's order, which
+// is neither the order they were added in nor by id.
 func canonical(text string) string {
 	var v any
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		return strings.TrimSpace(text)
 	}
+	sortEdges(v)
 	b, _ := json.MarshalIndent(v, "", "  ")
 	return string(b)
+}
+
+func sortEdges(v any) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			sortEdges(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			sortEdges(e)
+			if deps, ok := e.([]any); ok && k == "dependencies" {
+				slices.SortFunc(deps, func(a, b any) int {
+					ja, _ := json.Marshal(a)
+					jb, _ := json.Marshal(b)
+					return strings.Compare(string(ja), string(jb))
+				})
+			}
+		}
+	}
 }
 
 // capture records the id a step's output names.
@@ -440,5 +508,85 @@ func TestBdCompat(t *testing.T) {
 			t.Errorf("memctl lists %d issues of bd 0.49.6's file, want %d", got, want)
 		}
 	}
+	if bd049 := os.Getenv("MEMCTL_BD049"); bd049 != "" {
+		bdWrittenFileOneLine(t, bin, bd049)
+	}
 	report(t, diffs)
+}
+
+// bdWrittenFileOneLine: bd 0.49.6 --no-db writes a 2,000-issue file (it
+// rewrites the whole file, sorted by id, on any write); one memctl update
+// then changes that issue's line and no other.
+func bdWrittenFileOneLine(t *testing.T, bin, bd049 string) {
+	o := newBdSide(t, "bd 0.49.6", bd049, "--no-db")
+	bdInit(t, o)
+	path := filepath.Join(o.dir, ".beads", "issues.jsonl")
+	gen := taskstest.JSONL(rand.New(rand.NewPCG(16, 2000)), 2000)
+	gen = bytes.ReplaceAll(gen, []byte(`"bench-`), []byte(`"t-`))
+	if err := os.WriteFile(path, gen, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, c := o.run("update", "t-1", "--priority", "1"); c != 0 {
+		t.Fatalf("bd 0.49.6 update: %s", e)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(orig, gen) {
+		t.Fatal("bd 0.49.6 did not rewrite the file")
+	}
+	m := newBdSide(t, "memctl", bin)
+	m.dir = o.dir
+	if _, e, c := m.run("update", "t-7c1", "--priority", "0", "--add-label", "adopted"); c != 0 {
+		t.Fatalf("memctl update on bd 0.49.6's file: %s", e)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := strings.Split(string(orig), "\n"), strings.Split(string(got), "\n")
+	var changed []int
+	for i := range min(len(before), len(after)) {
+		if before[i] != after[i] {
+			changed = append(changed, i+1)
+		}
+	}
+	if len(before) != len(after) || len(changed) != 1 || !strings.Contains(after[changed[0]-1], `"id":"t-7c1"`) {
+		t.Errorf("memctl update of a bd-written 2,000-issue file changed lines %v (of %d, now %d); want only t-7c1's", changed, len(before), len(after))
+	} else {
+		t.Logf("bd 0.49.6 wrote %d issues; memctl update changed line %d only", len(before)-1, changed[0])
+	}
+}
+
+// TestBdKnownDifferencesDocumented keeps docs/beads.md's "Remaining
+// differences" and the harness's explanations in step: each explained
+// step is named there, and each step named there is explained here.
+func TestBdKnownDifferencesDocumented(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "beads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Remaining differences\n")
+	if !ok {
+		t.Fatal(`docs/beads.md has no "## Remaining differences" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(bd [0-9.]+(?: round trip)?: [^`]+)`").FindAllStringSubmatch(section, -1) {
+		named[m[1]] = true
+	}
+	for step := range bdKnownDifferences {
+		if !named[step] {
+			t.Errorf("docs/beads.md's Remaining differences does not name `%s` (%s)", step, bdKnownDifferences[step])
+		}
+	}
+	for step := range named {
+		if _, ok := bdKnownDifferences[step]; !ok {
+			t.Errorf("docs/beads.md names `%s`, which the harness does not explain (bdKnownDifferences)", step)
+		}
+	}
+	if n := len(bdSession); n < 40 {
+		t.Errorf("the session has %d commands; the harness promises at least 40", n)
+	}
 }

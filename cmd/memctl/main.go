@@ -25,7 +25,7 @@ func main() {
 		debug.SetMemoryLimit(128 << 20)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.SystemEnv())
+	code := cli.Main(ctx, cli.ProgramArgs(os.Args[0], os.Args[1:]), cli.SystemEnv())
 	stop()
 	os.Exit(code)
 }

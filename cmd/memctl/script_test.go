@@ -38,6 +38,13 @@ func TestMain(m *testing.M) {
 			stop()
 			os.Exit(code)
 		},
+		// The binary under the name bd: bd's drop-in mode (cli.ProgramArgs).
+		"bd": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := cli.Main(ctx, cli.ProgramArgs(os.Args[0], os.Args[1:]), testEnv())
+			stop()
+			os.Exit(code)
+		},
 	})
 }
 

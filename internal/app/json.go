@@ -86,11 +86,23 @@ func ListObject(g *tasks.Graph, iss *tasks.Issue) Object {
 	return o.With("dependency_count", out).With("dependent_count", in).With("comment_count", iss.Comments)
 }
 
-// PlainObject is bd's Issue, as update and close print it.
-func PlainObject(iss *tasks.Issue) Object { return IssueObject(iss, "comments") }
+// PlainObject is bd's Issue as update, close, reopen, defer, blocked and
+// dep list print it: bd 1.0.5 reads the issue without its edges and
+// comments there (compared with the real bd by the harness,
+// cmd/memctl/bdcompat_test.go).
+func PlainObject(iss *tasks.Issue) Object { return IssueObject(iss, "dependencies", "comments") }
 
-// ShowObject is bd's IssueDetails.
-func ShowObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) Object {
+// ShowOptions are show's --include-* flags.
+type ShowOptions struct {
+	// Dependents adds the issues with an edge to this one, each with the
+	// edge's type (bd 1.0.5's --include-dependents).
+	Dependents bool
+	// Comments adds the comments (--include-comments).
+	Comments bool
+}
+
+// ShowObjectWith is bd's IssueDetails with the parts opts asks for.
+func ShowObjectWith(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store, opts ShowOptions) Object {
 	o := IssueObject(iss, "dependencies", "comments")
 	if len(iss.Deps) > 0 {
 		deps := make([]Object, 0, len(iss.Deps))
@@ -104,6 +116,29 @@ func ShowObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) Object {
 		}
 		o = o.With("dependencies", deps)
 	}
+	if opts.Dependents {
+		deps := []Object{}
+		for _, d := range g.Dependents(iss.ID) {
+			for _, e := range d.Deps {
+				if e.DependsOnID == iss.ID {
+					deps = append(deps, Object{}.With("id", d.ID).With("title", d.Title).With("status", d.Status).
+						With("priority", d.Priority).With("issue_type", d.IssueType).
+						With("created_at", d.CreatedAt.UTC().Format(time.RFC3339)).With("updated_at", d.UpdatedAt.UTC().Format(time.RFC3339)).
+						With("dependency_type", e.Type))
+				}
+			}
+		}
+		if len(deps) > 0 { // bd leaves out an empty list
+			o = o.With("dependents", deps)
+		}
+	}
+	if opts.Comments && iss.Comments > 0 {
+		cs := []CommentJSON{}
+		for _, c := range s.Comments(iss) {
+			cs = append(cs, ToCommentJSON(c))
+		}
+		o = o.With("comments", cs)
+	}
 	if p := g.Parent(iss); p != nil {
 		o = o.With("parent", p.ID)
 	}
@@ -112,9 +147,10 @@ func ShowObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) Object {
 }
 
 // CreateObject is bd's create output: the issue's fields sorted by key,
-// with schema_version.
+// with schema_version, without the edges (bd 1.0.5 prints the issue as
+// built, before --parent and --deps add them).
 func CreateObject(iss *tasks.Issue) Object {
-	o := IssueObject(iss).With("schema_version", SchemaVersion)
+	o := IssueObject(iss, "dependencies", "comments").With("schema_version", SchemaVersion)
 	slices.SortFunc(o, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
 	return o
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,32 +115,59 @@ func newLabelCmd(env *Env) *cobra.Command {
 	change := func(use, short string, add bool) *cobra.Command {
 		status := map[bool]string{true: "added", false: "removed"}[add]
 		c := &cobra.Command{
-			Use:     use + " <id> <label>...",
-			Short:   short,
-			Example: "  memctl label " + use + " app-3f2 backend api --json",
+			Use:   use + " <id> <label>... | " + use + " <id>... <label>",
+			Short: short,
+			Long: short + `. Either one task and its labels (memctl label ` + use + ` app-3f2 backend api)
+or, as bd 1.0.5 takes it, several tasks and one label (memctl label ` + use + `
+app-3f2 app-9c1 urgent): when every argument but the last names a task, the
+last is the label.`,
+			Example: "  memctl label " + use + " app-3f2 backend api --json\n  memctl label " + use + " app-3f2 app-9c1 urgent",
 			Args:    cobra.MinimumNArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				var ch tasks.Changes
-				if add {
-					ch.AddLabels = args[1:]
-				} else {
-					ch.RemoveLabels = args[1:]
-				}
 				t, err := env.openTasks(cmd.Context(), true)
 				if err != nil {
 					return err
 				}
-				iss, err := t.store.Update(args[0], ch, env.Now())
-				if err != nil {
-					return taskError(err)
+				ids, labels := args[:1], args[1:]
+				if len(args) > 2 && !slices.ContainsFunc(args[:len(args)-1], func(id string) bool {
+					_, err := t.store.Get(id)
+					return err != nil
+				}) {
+					ids, labels = args[:len(args)-1], args[len(args)-1:]
+				}
+				var ch tasks.Changes
+				if add {
+					ch.AddLabels = labels
+				} else {
+					ch.RemoveLabels = labels
+				}
+				var changed []*tasks.Issue
+				for _, id := range ids {
+					iss, err := t.store.Update(id, ch, env.Now())
+					if err != nil {
+						return taskError(err)
+					}
+					changed = append(changed, iss)
 				}
 				if err := t.save(); err != nil {
 					return err
 				}
 				if asJSON {
-					return writeJSON(env.Out, labelChangeJSON(iss.ID, args[1:], status))
+					out := []labelChange{}
+					for _, iss := range changed {
+						out = append(out, labelChangeJSON(iss.ID, labels, status)...)
+					}
+					return writeJSON(env.Out, out)
 				}
-				return writeLabels(env, iss, false)
+				for _, iss := range changed {
+					if len(changed) > 1 {
+						fmt.Fprintf(env.Out, "%s:\n", iss.ID)
+					}
+					if err := writeLabels(env, iss, false); err != nil {
+						return err
+					}
+				}
+				return nil
 			},
 		}
 		c.Flags().BoolVar(&asJSON, "json", false, "print bd's result: an array of {issue_id, label, status}")

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +18,10 @@ import (
 type createOptions struct {
 	title, description, design, notes, acceptance string
 	typ, priority, assignee, parent               string
+	deferUntil, due, externalRef, id, metadata    string
+	estimate                                      int
 	labels, deps                                  []string
-	silent, json                                  bool
+	silent, json, dryRun, force, estimateSet      bool
 }
 
 func newCreateCmd(env *Env) *cobra.Command {
@@ -29,6 +34,7 @@ func newCreateCmd(env *Env) *cobra.Command {
   memctl create "Step one" --parent app-3f2 -l backend,api`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.estimateSet = cmd.Flags().Changed("estimate")
 			if len(args) == 1 {
 				if opts.title != "" && opts.title != args[0] {
 					return usagef(errors.New("give the title as an argument or with --title, not both"))
@@ -50,6 +56,14 @@ func newCreateCmd(env *Env) *cobra.Command {
 	f.StringVar(&opts.parent, "parent", "", "parent `id`: the new issue is <parent>.<n> with a parent-child edge")
 	f.StringSliceVarP(&opts.labels, "labels", "l", nil, "labels, comma-separated")
 	f.StringSliceVar(&opts.deps, "deps", nil, "dependencies `type:id,…` (id or blocked-by:id = depends on id; blocks:id = blocks id)")
+	f.StringVar(&opts.deferUntil, "defer", "", "create it deferred, hidden from ready until `when` (RFC 3339, YYYY-MM-DD, +3d, 2w, tomorrow)")
+	f.StringVar(&opts.due, "due", "", "due date `when` (as --defer)")
+	f.IntVarP(&opts.estimate, "estimate", "e", 0, "time estimate in `minutes`")
+	f.StringVar(&opts.externalRef, "external-ref", "", "external reference, such as gh-9 or a tracker URL")
+	f.StringVar(&opts.id, "id", "", "an explicit `id` instead of a generated one (it must carry the prefix unless --force)")
+	f.BoolVar(&opts.force, "force", false, "with --id, allow another prefix")
+	f.StringVar(&opts.metadata, "metadata", "", "custom metadata: a JSON `value`, or @file.json to read it from a file")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print what would be created and write nothing")
 	f.BoolVar(&opts.silent, "silent", false, "print only the new id")
 	f.BoolVar(&opts.json, "json", false, "print the created issue as JSON (bd's shape)")
 	return cmd
@@ -74,19 +88,52 @@ func runCreate(ctx context.Context, env *Env, opts createOptions) error {
 		}
 		opts.description = strings.TrimRight(string(b), "\n")
 	}
-	t, err := env.openTasks(ctx, true)
+	n := tasks.NewIssue{
+		Title: opts.title, Description: opts.description, Design: opts.design, Notes: opts.notes,
+		Acceptance: opts.acceptance, Type: opts.typ, Assignee: opts.assignee, Parent: opts.parent,
+		Priority: prio, Labels: opts.labels, Deps: deps, ExternalRef: opts.externalRef, ID: opts.id, ForcePrefix: opts.force,
+	}
+	if opts.force && opts.id == "" {
+		return usagef(errors.New("--force goes with --id"))
+	}
+	for _, w := range []struct {
+		flag, v string
+		dst     *time.Time
+	}{{"defer", opts.deferUntil, &n.DeferUntil}, {"due", opts.due, &n.DueAt}} {
+		if w.v != "" {
+			t, err := parseWhen(w.flag, w.v, env.Now(), false)
+			if err != nil {
+				return err
+			}
+			*w.dst = t
+		}
+	}
+	if opts.estimateSet {
+		if opts.estimate < 0 {
+			return usagef(fmt.Errorf("--estimate %d: give minutes ≥ 0", opts.estimate))
+		}
+		n.EstimatedMinutes = &opts.estimate
+	}
+	if opts.metadata != "" {
+		meta, err := readMetadata(opts.metadata)
+		if err != nil {
+			return err
+		}
+		n.Metadata = meta
+	}
+	// A dry run takes no lock and saves nothing: the store is read, the
+	// issue made in memory and printed.
+	t, err := env.openTasks(ctx, !opts.dryRun)
 	if err != nil {
 		return err
 	}
-	iss, err := t.store.Create(tasks.NewIssue{
-		Title: opts.title, Description: opts.description, Design: opts.design, Notes: opts.notes,
-		Acceptance: opts.acceptance, Type: opts.typ, Assignee: opts.assignee, Parent: opts.parent,
-		Priority: prio, Labels: opts.labels, Deps: deps,
-	}, t.ws.Config.Tasks.Prefix, env.actor(t.ws), env.Now())
+	iss, err := t.store.Create(n, t.ws.Config.Tasks.Prefix, env.actor(t.ws), env.Now())
 	if err != nil {
 		return taskError(err)
 	}
-	if err := t.save(); err != nil {
+	if opts.dryRun {
+		env.notef("dry run: nothing was written")
+	} else if err := t.save(); err != nil {
 		return err
 	}
 	switch {
@@ -98,4 +145,20 @@ func runCreate(ctx context.Context, env *Env, opts createOptions) error {
 		_, err = fmt.Fprintf(env.Out, "%s\t%s\n", iss.ID, visibleLine(iss.Title))
 	}
 	return err
+}
+
+// readMetadata reads --metadata: a JSON value, or @file to read one.
+func readMetadata(v string) ([]byte, error) {
+	data := []byte(v)
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, usagef(fmt.Errorf("--metadata %s: %w", v, err))
+		}
+		data = b
+	}
+	if !json.Valid(data) {
+		return nil, usagef(fmt.Errorf("--metadata: not valid JSON; give a JSON value such as '{\"team\":\"infra\"}' or @file.json"))
+	}
+	return data, nil
 }

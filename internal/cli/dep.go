@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,8 @@ func newDepCmd(env *Env) *cobra.Command {
 
 type depOptions struct {
 	typ       string
+	blockedBy string
+	dependsOn string
 	direction string
 	maxDepth  int
 	json      bool
@@ -32,15 +35,31 @@ type depOptions struct {
 func newDepAddCmd(env *Env) *cobra.Command {
 	var opts depOptions
 	cmd := &cobra.Command{
-		Use:     "add <issue> <depends-on>",
+		Use:     "add <issue> [<depends-on>]",
 		Short:   "Record that an issue depends on another; cycles of blocking edges are refused",
-		Example: "  memctl dep add app-9c1 app-3f2\n  memctl dep add app-9c1 app-3f2 --type related --json",
-		Args:    cobra.ExactArgs(2),
+		Example: "  memctl dep add app-9c1 app-3f2\n  memctl dep add app-9c1 --blocked-by app-3f2\n  memctl dep add app-9c1 app-3f2 --type related --json",
+		Args: func(_ *cobra.Command, args []string) error {
+			by := opts.blockedBy + opts.dependsOn
+			switch {
+			case opts.blockedBy != "" && opts.dependsOn != "":
+				return usagef(errors.New("give --blocked-by or --depends-on, not both (they mean the same)"))
+			case by != "" && len(args) != 1:
+				return usagef(fmt.Errorf("with --blocked-by, give one issue: memctl dep add <issue> --blocked-by %s", by))
+			case by == "" && len(args) != 2:
+				return usagef(fmt.Errorf("dep add takes <issue> <depends-on> (or <issue> --blocked-by <id>); got %d arguments", len(args)))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if by := opts.blockedBy + opts.dependsOn; by != "" {
+				args = append(args, by)
+			}
 			return runDepChange(cmd.Context(), env, args, opts, true)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.typ, "type", "t", tasks.DepBlocks, "dependency `type`: blocks, related, parent-child, discovered-from, waits-for, …")
+	cmd.Flags().StringVar(&opts.blockedBy, "blocked-by", "", "the `id` the issue depends on (instead of the second argument)")
+	cmd.Flags().StringVar(&opts.dependsOn, "depends-on", "", "the same as --blocked-by")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print bd's result object: issue_id, depends_on_id, status (and type)")
 	return cmd
 }

@@ -38,6 +38,10 @@ except the manifest's created_at.
 preferences, proposals, playbooks, runs, issues), for other tools; memctl
 import does not read it. The shapes: memctl help json.
 
+--format beads writes the issues as bd 1.0.5's "bd export" does (to stdout
+unless -o): "_type":"issue" lines with the derived counts, which every bd
+imports ("bd export" in bd mode). It needs no memctl init.
+
 The default file is memctl-export-<time>.tar.gz (.jsonl) in the current
 directory; -o - writes to stdout. An existing file is kept unless --force.`,
 		Example: `  memctl export
@@ -47,7 +51,7 @@ directory; -o - writes to stdout. An existing file is kept unless --force.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), env, opts) },
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write to `file` (- for stdout; default memctl-export-<time>.tar.gz)")
-	cmd.Flags().StringVar(&opts.format, "format", "tar.gz", "tar.gz (for memctl import) or jsonl (one record a line, for other tools)")
+	cmd.Flags().StringVar(&opts.format, "format", "tar.gz", "tar.gz (for memctl import), jsonl (one record a line, for other tools) or beads (the issues as bd export writes them; stdout unless -o)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace an existing output file")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print what was written as JSON (the shape: memctl help json)")
 	return cmd
@@ -86,8 +90,11 @@ type exportCountsJSON struct {
 }
 
 func runExport(ctx context.Context, env *Env, opts exportOptions) error {
+	if opts.format == "beads" {
+		return runExportBeads(ctx, env, opts)
+	}
 	if opts.format != "tar.gz" && opts.format != "jsonl" {
-		return usagef(fmt.Errorf("--format %q: want tar.gz or jsonl", opts.format))
+		return usagef(fmt.Errorf("--format %q: want tar.gz, jsonl or beads", opts.format))
 	}
 	if opts.output == "-" && opts.json {
 		return usagef(errors.New("--json with -o -: stdout is the export; write it to a file to get the JSON result"))
@@ -197,4 +204,40 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// runExportBeads writes the issues as bd export does: to stdout, or
+// atomically to -o's file.
+func runExportBeads(ctx context.Context, env *Env, opts exportOptions) error {
+	if opts.json {
+		return usagef(errors.New("--format beads writes the issues themselves; --json has nothing to add"))
+	}
+	t, err := env.openTasks(ctx, false)
+	if err != nil {
+		return err
+	}
+	if opts.output == "" || opts.output == "-" {
+		_, err := t.store.WriteBeadsExport(env.Out)
+		return err
+	}
+	out := opts.output
+	if !filepath.IsAbs(out) {
+		wd, err := env.Getwd()
+		if err != nil {
+			return fmt.Errorf("find working directory: %w", err)
+		}
+		out = filepath.Join(wd, out)
+	}
+	if _, err := os.Stat(out); err == nil && !opts.force {
+		return withHint(fmt.Errorf("%s exists", opts.output), "add --force to replace it, or choose another file with -o")
+	}
+	var n int
+	if err := fsx.WriteFileFunc(out, 0o644, func(w io.Writer) error {
+		n, err = t.store.WriteBeadsExport(w)
+		return err
+	}); err != nil {
+		return err
+	}
+	env.notef("exported %d issues to %s", n, opts.output)
+	return nil
 }

@@ -157,7 +157,7 @@ type importBeadsJSON struct {
 }
 
 func runImportBeads(ctx context.Context, env *Env, opts importOptions) error {
-	ws, err := env.Workspace()
+	ws, err := env.taskWorkspace() // the task graph only: no init needed, as for task commands
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ type initOptions struct {
 	prefix   string
 	claudeMD bool
 	agents   []string
+	bdAlias  string
+	force    bool
 	json     bool
 }
 
@@ -35,11 +37,14 @@ AGENTS.md. It never overwrites a file; run it again at any time to add what
 is missing or refresh an outdated AGENTS.md block. An existing CLAUDE.md
 that does not import AGENTS.md gets a warning; --claude-md adds the line
 @AGENTS.md to it. --agents also installs memctl's hooks into those agent
-runtimes' project settings, as memctl hooks install does.`,
+runtimes' project settings, as memctl hooks install does. --bd-alias DIR
+links DIR/bd to memctl, so that an agent told to run "bd ready --json"
+runs memctl in bd's drop-in mode (memctl help beads).`,
 		Example: `  memctl init
   memctl init --prefix api
   memctl init --claude-md
   memctl init --agents claude,codex
+  memctl init --bd-alias ~/.local/bin
   memctl init --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInit(cmd.Context(), env, opts) },
@@ -47,6 +52,8 @@ runtimes' project settings, as memctl hooks install does.`,
 	cmd.Flags().StringVar(&opts.prefix, "prefix", "", "task-id `prefix` (default: bd's issue-prefix in .beads/config.yaml, else the prefix of the existing issues, else the repository directory's name)")
 	cmd.Flags().BoolVar(&opts.claudeMD, "claude-md", false, "add @AGENTS.md to an existing CLAUDE.md that does not import it")
 	cmd.Flags().StringSliceVar(&opts.agents, "agents", nil, "also install memctl's hooks for these `runtimes` (claude, codex, gemini, cursor, opencode)")
+	cmd.Flags().StringVar(&opts.bdAlias, "bd-alias", "", "also link `dir`/bd to memctl (bd's drop-in mode)")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "with --bd-alias, replace a bd that is not memctl's link")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON (the shape: memctl help json)")
 	return cmd
 }
@@ -71,6 +78,15 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	rts, err := initRuntimes(opts.agents)
 	if err != nil {
 		return err
+	}
+	var alias *bdAlias
+	makeAlias := false
+	if opts.bdAlias != "" {
+		if alias, makeAlias, err = planBdAlias(opts.bdAlias, opts.force); err != nil {
+			return err
+		}
+	} else if opts.force {
+		return usagef(errors.New("--force goes with --bd-alias"))
 	}
 	dir, err := env.Getwd()
 	if err != nil {
@@ -124,6 +140,12 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	if wrote {
 		updated = append(updated, ".git/config (merge.memctl.driver)")
 	}
+	if makeAlias {
+		if err := alias.make(); err != nil {
+			return err
+		}
+		created = append(created, alias.path)
+	}
 	for _, w := range append(res.Warnings, ag.Warnings...) {
 		env.warnf("%s", w)
 	}
@@ -139,7 +161,9 @@ func runInit(ctx context.Context, env *Env, opts initOptions) error {
 	created, updated = append(created, hookCreated...), append(updated, hookUpdated...)
 	changed := len(created)+len(updated) > 0
 	// What init writes under .git is this clone's alone: nothing to commit.
-	committable := slices.ContainsFunc(append(created, updated...), func(p string) bool { return !strings.HasPrefix(p, ".git/") })
+	committable := slices.ContainsFunc(append(created, updated...), func(p string) bool {
+		return !strings.HasPrefix(p, ".git/") && (alias == nil || p != alias.path)
+	})
 	switch {
 	case committable && res.PrefixSource != "" && res.PrefixSource != config.PrefixFromDirectory:
 		env.notef("initialised memctl in %s (task prefix %q, as in %s); commit the new files", repo.Root, res.Prefix, res.PrefixSource)

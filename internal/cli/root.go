@@ -42,6 +42,14 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 			code = finish(env, nil, true, false, fmt.Errorf("%w (%v)", fsx.ErrChanged, r))
 		}
 	}()
+	if len(args) > 0 && args[0] == "bd" {
+		inv, err := translateBd(args[1:])
+		if err != nil {
+			return finish(env, nil, true, argsWantJSON(args), err)
+		}
+		env.useBdGlobals(inv)
+		args = inv.args
+	}
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	root.SetIn(env.In)
@@ -210,6 +218,8 @@ Guides (memctl help TOPIC):
 		newDeferCmd(env),
 		newUndeferCmd(env),
 		newQuickCmd(env),
+		newEpicCmd(env),
+		newDeleteCmd(env),
 		newStatusCmd(env),
 		newPrimeCmd(env),
 		newPinCmd(env),

@@ -7,11 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
 type showOptions struct {
-	json bool
+	json, comments, dependents bool
 }
 
 func newShowCmd(env *Env) *cobra.Command {
@@ -24,6 +25,8 @@ func newShowCmd(env *Env) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return runShow(cmd.Context(), env, args, opts) },
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array (bd's shape)")
+	cmd.Flags().BoolVar(&opts.comments, "include-comments", false, "with --json, add each issue's comments")
+	cmd.Flags().BoolVar(&opts.dependents, "include-dependents", false, "with --json, add the issues that depend on each one, with the edge's type")
 	return cmd
 }
 
@@ -47,7 +50,7 @@ func runShow(ctx context.Context, env *Env, ids []string, opts showOptions) erro
 	if opts.json {
 		out := make([]object, 0, len(found))
 		for _, iss := range found {
-			out = append(out, showObject(g, iss, t.store))
+			out = append(out, object(app.ShowObjectWith(g, iss, t.store, app.ShowOptions{Comments: opts.comments, Dependents: opts.dependents})))
 		}
 		if werr := writeJSON(env.Out, out); werr != nil {
 			return werr

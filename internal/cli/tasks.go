@@ -48,10 +48,6 @@ func listObject(g *tasks.Graph, iss *tasks.Issue) object { return object(app.Lis
 
 func plainObject(iss *tasks.Issue) object { return object(app.PlainObject(iss)) }
 
-func showObject(g *tasks.Graph, iss *tasks.Issue, s *tasks.Store) object {
-	return object(app.ShowObject(g, iss, s))
-}
-
 func createObject(iss *tasks.Issue) object { return object(app.CreateObject(iss)) }
 
 // writeIssueList renders a list of issues: bd's JSON array of list

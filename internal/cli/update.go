@@ -15,7 +15,9 @@ import (
 
 type updateOptions struct {
 	status, priority, title, description, notes, appendNotes, design, assignee, deferUntil string
-	addLabels, removeLabels                                                                []string
+	acceptance, typ, due, externalRef, parent                                              string
+	estimate                                                                               int
+	addLabels, removeLabels, setLabels                                                     []string
 	claim, json                                                                            bool
 }
 
@@ -43,6 +45,13 @@ func newUpdateCmd(env *Env) *cobra.Command {
 	f.StringVarP(&opts.assignee, "assignee", "a", "", "new assignee (\"\" to clear)")
 	f.StringSliceVar(&opts.addLabels, "add-label", nil, "add labels")
 	f.StringSliceVar(&opts.removeLabels, "remove-label", nil, "remove labels")
+	f.StringSliceVar(&opts.setLabels, "set-labels", nil, "replace every label with these (--set-labels \"\" removes them all)")
+	f.StringVar(&opts.acceptance, "acceptance", "", "replace the acceptance criteria")
+	f.StringVarP(&opts.typ, "type", "t", "", "new issue `type`")
+	f.IntVarP(&opts.estimate, "estimate", "e", 0, "time estimate in `minutes`")
+	f.StringVar(&opts.due, "due", "", "due date `when` (as --defer; \"\" clears)")
+	f.StringVar(&opts.externalRef, "external-ref", "", "external reference (\"\" clears)")
+	f.StringVar(&opts.parent, "parent", "", "reparent under `id` (\"\" removes the parent); the id stays")
 	f.StringVar(&opts.deferUntil, "defer", "", "hide from ready until `when` (RFC 3339, YYYY-MM-DD, 3d or 2w; \"\" clears)")
 	f.BoolVar(&opts.claim, "claim", false, "assign to yourself and set in_progress; fails (exit 6) if someone else holds it")
 	f.BoolVar(&opts.json, "json", false, "print a JSON array of the updated issues (bd's shape)")
@@ -52,7 +61,8 @@ func newUpdateCmd(env *Env) *cobra.Command {
 // updateChangeFlags are update's flags that change something; update
 // without any of them would only stamp updated_at.
 var updateChangeFlags = []string{"status", "priority", "title", "description", "notes", "append-notes",
-	"design", "assignee", "add-label", "remove-label", "defer", "claim"}
+	"design", "assignee", "add-label", "remove-label", "set-labels", "acceptance", "type", "estimate", "due",
+	"external-ref", "parent", "defer", "claim"}
 
 func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, opts updateOptions) error {
 	if !slices.ContainsFunc(updateChangeFlags, cmd.Flags().Changed) {
@@ -71,7 +81,37 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 	set("append-notes", &c.AppendNotes, opts.appendNotes)
 	set("design", &c.Design, opts.design)
 	set("assignee", &c.Assignee, opts.assignee)
+	set("acceptance", &c.Acceptance, opts.acceptance)
+	set("type", &c.Type, opts.typ)
+	set("external-ref", &c.ExternalRef, opts.externalRef)
+	set("parent", &c.Parent, opts.parent)
 	c.AddLabels, c.RemoveLabels = opts.addLabels, opts.removeLabels
+	if cmd.Flags().Changed("set-labels") {
+		var labels []string
+		for _, l := range opts.setLabels {
+			if l = strings.TrimSpace(l); l != "" {
+				labels = append(labels, l)
+			}
+		}
+		c.SetLabels = &labels
+	}
+	if cmd.Flags().Changed("estimate") {
+		if opts.estimate < 0 {
+			return usagef(fmt.Errorf("--estimate %d: give minutes ≥ 0", opts.estimate))
+		}
+		c.EstimatedMinutes = &opts.estimate
+	}
+	if cmd.Flags().Changed("due") {
+		var when time.Time
+		if opts.due != "" {
+			w, err := parseWhen("due", opts.due, env.Now(), false)
+			if err != nil {
+				return err
+			}
+			when = w
+		}
+		c.Due = &when
+	}
 	if cmd.Flags().Changed("priority") {
 		p, err := parsePriority(opts.priority)
 		if err != nil {
@@ -95,6 +135,7 @@ func runUpdate(ctx context.Context, env *Env, cmd *cobra.Command, ids []string, 
 		return err
 	}
 	who := env.actor(t.ws)
+	c.By = who
 	return t.change(env, ids, opts.json, func(id string) (*tasks.Issue, error) {
 		if opts.claim {
 			if _, err := t.store.Claim(id, who, env.Now()); err != nil {

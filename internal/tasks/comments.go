@@ -12,9 +12,12 @@ import (
 // nextCommentID returns the id style of the file's comments. bd before
 // 1.0 numbered comments with integers from one counter per database, and
 // bd 0.49.6 rejects the whole file when a comment id is a string; bd ≥ 1.0
-// reads either and writes UUID strings. So a file with any integer comment
-// id gets the largest one plus one (numeric); any other file, UUIDs.
+// reads either and writes UUID strings. So a new comment gets the largest
+// integer id plus one (1 in a file without comments), which every bd
+// loads, unless the file's comment ids are all strings: a bd ≥ 1.0 file,
+// which gets a UUID as bd would write.
 func (s *Store) nextCommentID() (next int64, numeric bool) {
+	uuids := false
 	for _, r := range s.Records {
 		if r.Issue == nil || r.Issue.Comments == 0 {
 			continue
@@ -32,11 +35,13 @@ func (s *Store) nextCommentID() (next int64, numeric bool) {
 				if n, err := strconv.ParseInt(string(f.raw), 10, 64); err == nil {
 					numeric = true
 					next = max(next, n)
+				} else {
+					uuids = true
 				}
 			}
 		}
 	}
-	if !numeric {
+	if uuids && !numeric {
 		return 0, false
 	}
 	return next + 1, true
@@ -86,8 +91,10 @@ func (s *Store) Comments(iss *Issue) []Comment {
 }
 
 // AddComment appends a comment whose id follows the file (see
-// nextCommentID): the next integer in a file of bd 0.x integer ids, else
-// a random UUID read from rand (bd ≥ 1.0).
+// nextCommentID): the next integer, unless the file's comments all have
+// string ids (bd ≥ 1.0's UUIDs), when it is a random UUID read from rand.
+// Integers are what both eras load: bd 0.49.6 rejects a string id, and
+// bd 1.0's import takes an integer.
 func (s *Store) AddComment(id, author, text string, rand io.Reader, now time.Time) (Comment, error) {
 	iss, err := s.Get(id)
 	if err != nil {

@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,6 +70,18 @@ type NewIssue struct {
 	Priority                                      int
 	Labels                                        []string
 	Deps                                          []DepSpec
+	// DeferUntil hides the issue from ready until then and makes it
+	// deferred, as bd create --defer does; DueAt is its due date.
+	DeferUntil, DueAt time.Time
+	// EstimatedMinutes, when set, is the time estimate (≥ 0).
+	EstimatedMinutes *int
+	ExternalRef      string
+	// Metadata is custom JSON (bd's metadata field); nil for none.
+	Metadata []byte
+	// ID is an explicit id instead of a generated one. It must carry the
+	// prefix unless ForcePrefix, and no record may have it.
+	ID          string
+	ForcePrefix bool
 }
 
 func checkTitle(t string) error {
@@ -101,7 +115,7 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 	n.Labels, n.Deps = slices.Clone(n.Labels), slices.Clone(n.Deps) // redact mode writes into them
 	fields := []text{oneLineField("title", &n.Title), textField("description", &n.Description), textField("design", &n.Design),
 		textField("acceptance_criteria", &n.Acceptance), textField("notes", &n.Notes), oneLineField("assignee", &n.Assignee), oneLineField("parent", &n.Parent),
-		oneLineField("created_by", &who.Name), oneLineField("owner", &who.Email)}
+		oneLineField("created_by", &who.Name), oneLineField("owner", &who.Email), oneLineField("external_ref", &n.ExternalRef), oneLineField("id", &n.ID)}
 	fields = append(fields, labelFields("labels", n.Labels)...)
 	for i := range n.Deps {
 		fields = append(fields, oneLineField("deps", &n.Deps[i].ID))
@@ -126,12 +140,24 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 			return nil, err
 		}
 	}
+	if n.EstimatedMinutes != nil && *n.EstimatedMinutes < 0 {
+		return nil, &ValidationError{Field: "estimated_minutes", Message: fmt.Sprintf("%d is negative; give minutes ≥ 0", *n.EstimatedMinutes)}
+	}
+	if n.Metadata != nil && !json.Valid(n.Metadata) {
+		return nil, &ValidationError{Field: "metadata", Message: "is not valid JSON"}
+	}
 	now = now.UTC().Truncate(time.Second)
 	var id string
 	var err error
-	if parent != nil {
+	switch {
+	case n.ID != "":
+		if err := s.checkExplicitID(n.ID, prefix, n.ForcePrefix); err != nil {
+			return nil, err
+		}
+		id = n.ID
+	case parent != nil:
 		id, err = s.childID(parent.ID)
-	} else {
+	default:
 		id, err = s.newID(prefix, n.Title, n.Description, who.Name, now)
 	}
 	if err != nil {
@@ -144,14 +170,31 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 	r.setString("design", n.Design)
 	r.setString("acceptance_criteria", n.Acceptance)
 	r.setString("notes", n.Notes)
-	r.set("status", StatusOpen)
+	if n.DeferUntil.IsZero() {
+		r.set("status", StatusOpen)
+	} else {
+		r.set("status", StatusDeferred)
+	}
 	r.set("priority", n.Priority)
 	r.set("issue_type", typ)
 	r.setString("assignee", n.Assignee)
 	r.setString("owner", who.Email)
+	if n.EstimatedMinutes != nil {
+		r.set("estimated_minutes", *n.EstimatedMinutes)
+	}
 	r.setTime("created_at", now)
 	r.setString("created_by", who.Name)
 	r.setTime("updated_at", now)
+	r.setTime("due_at", n.DueAt)
+	r.setTime("defer_until", n.DeferUntil)
+	r.setString("external_ref", n.ExternalRef)
+	if n.Metadata != nil {
+		var b bytes.Buffer
+		if err := json.Compact(&b, n.Metadata); err != nil {
+			return nil, &ValidationError{Field: "metadata", Message: "is not valid JSON"}
+		}
+		r.setRaw("metadata", b.Bytes())
+	}
 	labels := slices.Clone(n.Labels)
 	if parent != nil {
 		labels = append(labels, parent.Labels...) // bd copies the parent's labels
@@ -187,6 +230,24 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 	return s.byID[id], nil
 }
 
+// checkExplicitID vets an id create was given: a well-formed bd id with
+// the workspace's prefix (unless force, as bd create --force), that no
+// record has, tombstones included.
+func (s *Store) checkExplicitID(id, prefix string, force bool) error {
+	base, _, _ := strings.Cut(id, ".")
+	i := strings.LastIndexByte(base, '-')
+	if i <= 0 || i == len(base)-1 || strings.ContainsAny(id, " \t\"/") {
+		return &ValidationError{Field: "id", Message: fmt.Sprintf("%q is not an issue id; use <prefix>-<suffix>, such as %s-42", id, prefix)}
+	}
+	if !force && base[:i] != prefix {
+		return &ValidationError{Field: "id", Message: fmt.Sprintf("%q does not have this workspace's prefix %q; add --force to create it anyway", id, prefix)}
+	}
+	if s.exists(id) {
+		return &ValidationError{Field: "id", Message: fmt.Sprintf("%q already exists; choose another id", id)}
+	}
+	return nil
+}
+
 // depJSON is a dependency as bd writes it.
 type depJSON struct {
 	IssueID     string `json:"issue_id"`
@@ -194,10 +255,13 @@ type depJSON struct {
 	Type        string `json:"type"`
 	CreatedAt   string `json:"created_at"`
 	CreatedBy   string `json:"created_by,omitempty"`
+	Metadata    string `json:"metadata"`
 }
 
+// newDep is a new edge as bd 1.0.5 writes it: with "metadata":"{}" (bd
+// 0.49.6 reads the key too).
 func newDep(from, to, typ string, who Actor, now time.Time) depJSON {
-	return depJSON{IssueID: from, DependsOnID: to, Type: typ, CreatedAt: now.UTC().Format(time.RFC3339), CreatedBy: who.Name}
+	return depJSON{IssueID: from, DependsOnID: to, Type: typ, CreatedAt: now.UTC().Format(time.RFC3339), CreatedBy: who.Name, Metadata: "{}"}
 }
 
 func cleanLabels(labels []string) []string {

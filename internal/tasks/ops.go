@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,9 +17,17 @@ type Actor struct {
 // Changes is what update sets; nil fields are left alone.
 type Changes struct {
 	Status, Title, Description, Notes, AppendNotes, Design, Assignee *string
-	Priority                                                         *int
+	Acceptance, Type, ExternalRef                                    *string
+	Priority, EstimatedMinutes                                       *int
 	AddLabels, RemoveLabels                                          []string
-	Defer                                                            *time.Time // zero time clears
+	// SetLabels replaces every label (an empty list removes them all).
+	SetLabels *[]string
+	Defer     *time.Time // zero time clears
+	Due       *time.Time // zero time clears
+	// Parent reparents the issue ("" removes its parent); its id stays.
+	Parent *string
+	// By is who makes the change, for the edge a new parent adds.
+	By Actor
 }
 
 // Update applies c to the issue id.
@@ -50,6 +59,33 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 	if c.Design != nil {
 		r.setString("design", *c.Design)
 	}
+	if c.Acceptance != nil {
+		r.setString("acceptance_criteria", *c.Acceptance)
+	}
+	if c.ExternalRef != nil {
+		r.setString("external_ref", *c.ExternalRef)
+	}
+	if c.Type != nil {
+		typ, ok := NormalizeType(*c.Type)
+		if !ok {
+			return nil, &ValidationError{Field: "type", Message: fmt.Sprintf("unknown issue type %q; use bug, feature, task, epic, chore, decision, spike, story or milestone", *c.Type)}
+		}
+		r.set("issue_type", typ)
+	}
+	if c.EstimatedMinutes != nil {
+		if *c.EstimatedMinutes < 0 {
+			return nil, &ValidationError{Field: "estimated_minutes", Message: fmt.Sprintf("%d is negative; give minutes ≥ 0", *c.EstimatedMinutes)}
+		}
+		r.set("estimated_minutes", *c.EstimatedMinutes)
+	}
+	if c.Due != nil {
+		r.setTime("due_at", *c.Due)
+	}
+	if c.Parent != nil {
+		if err := s.reparent(r, iss, *c.Parent, c.By, now); err != nil {
+			return nil, err
+		}
+	}
 	if c.Notes != nil {
 		r.setString("notes", *c.Notes)
 	}
@@ -71,8 +107,12 @@ func (s *Store) Update(id string, c Changes, now time.Time) (*Issue, error) {
 			return nil, err
 		}
 	}
-	if len(c.AddLabels)+len(c.RemoveLabels) > 0 {
-		labels := slices.DeleteFunc(slices.Clone(iss.Labels), func(l string) bool { return slices.Contains(c.RemoveLabels, l) })
+	if len(c.AddLabels)+len(c.RemoveLabels) > 0 || c.SetLabels != nil {
+		base := iss.Labels
+		if c.SetLabels != nil {
+			base = *c.SetLabels
+		}
+		labels := slices.DeleteFunc(slices.Clone(base), func(l string) bool { return slices.Contains(c.RemoveLabels, l) })
 		labels = cleanLabels(append(labels, c.AddLabels...))
 		if len(labels) == 0 {
 			r.del("labels")
@@ -120,9 +160,64 @@ func (s *Store) gateChanges(c Changes) (Changes, error) {
 	add(textField, "append_notes", &c.AppendNotes)
 	add(oneLineField, "assignee", &c.Assignee)
 	add(oneLineField, "status", &c.Status)
+	add(textField, "acceptance_criteria", &c.Acceptance)
+	add(oneLineField, "external_ref", &c.ExternalRef)
+	add(oneLineField, "parent", &c.Parent)
 	c.AddLabels = slices.Clone(c.AddLabels)
 	fields = append(fields, labelFields("labels", c.AddLabels)...)
+	if c.SetLabels != nil {
+		set := slices.Clone(*c.SetLabels)
+		c.SetLabels = &set
+		fields = append(fields, labelFields("labels", set)...)
+	}
 	return c, s.gate(fields...)
+}
+
+// reparent replaces the issue's parent-child edge by one to parent ("" to
+// have none), as bd update --parent does: the id stays. A parent that is
+// the issue itself or below it would make a cycle and is refused.
+func (s *Store) reparent(r *Record, iss *Issue, parent string, by Actor, now time.Time) error {
+	if parent == iss.ID {
+		return &ValidationError{Field: "parent", Message: fmt.Sprintf("%s cannot be its own parent", iss.ID)}
+	}
+	if parent != "" {
+		if _, err := s.peek(parent); err != nil {
+			return err
+		}
+		for p := parent; p != ""; {
+			if p == iss.ID {
+				return &CycleError{Path: []string{iss.ID, parent, iss.ID}}
+			}
+			next := ""
+			if pi := s.live(p); pi != nil {
+				for _, d := range pi.Deps {
+					if d.Type == DepParentChild {
+						next = d.DependsOnID
+						break
+					}
+				}
+			}
+			p = next
+		}
+	}
+	d := decoder{line: r.Line}
+	var kept [][]byte
+	for i, e := range d.elements(field{key: "dependencies", raw: r.get("dependencies")}) {
+		if i < len(iss.Deps) && iss.Deps[i].Type == DepParentChild {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if parent != "" {
+		edge, _ := json.Marshal(newDep(iss.ID, parent, DepParentChild, by, now))
+		kept = append(kept, edge)
+	}
+	if len(kept) == 0 {
+		r.del("dependencies")
+	} else {
+		r.setRaw("dependencies", joinRaw(kept))
+	}
+	return nil
 }
 
 // setStatus changes the status keeping bd's invariants: closed_at exactly

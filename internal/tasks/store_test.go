@@ -234,7 +234,8 @@ func TestCommentIDsFollowTheFile(t *testing.T) {
 			"bd-c", "13"},
 		{"integers on another issue only", issue("bd-a", `,"comments":[`+cmt("1", "bd-a")+`]`) + issue("bd-b", ""), "bd-b", "2"},
 		{"bd 1.x UUID strings", issue("bd-a", `,"comments":[`+cmt(`"0f8e3c2a-1b2c-4d5e-8f90-123456789abc"`, "bd-a")+`]`), "bd-a", "uuid"},
-		{"no comments yet: UUID", issue("bd-a", ""), "bd-a", "uuid"},
+		{"no comments yet: 1, which bd 0.49.6 and bd 1.x both load", issue("bd-a", ""), "bd-a", "1"},
+		{"integers beside UUIDs: the next integer", issue("bd-a", `,"comments":[`+cmt(`"0f8e3c2a-1b2c-4d5e-8f90-123456789abc"`, "bd-a")+`,`+cmt("4", "bd-a")+`]`), "bd-a", "5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Parse([]byte(tc.file))

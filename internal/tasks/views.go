@@ -118,3 +118,37 @@ type NotDeferredError struct{ ID, Status string }
 func (e *NotDeferredError) Error() string {
 	return fmt.Sprintf("%s is not deferred (status: %s)", e.ID, e.Status)
 }
+
+// EpicProgress is an open epic and how far its children are (bd epic
+// status).
+type EpicProgress struct {
+	Epic          *Issue
+	Total, Closed int
+	// Eligible: every child is closed, so the epic can be closed.
+	Eligible bool
+}
+
+// EpicStatus lists the open epics (not closed) with their direct
+// children's progress, in priority order.
+func EpicStatus(g *Graph, now time.Time) []EpicProgress {
+	var epics []*Issue
+	for _, iss := range g.Store.Issues() {
+		if iss.IssueType == "epic" && iss.Status != StatusClosed {
+			epics = append(epics, iss)
+		}
+	}
+	SortIssues(epics, SortPriority, now)
+	out := make([]EpicProgress, 0, len(epics))
+	for _, e := range epics {
+		p := EpicProgress{Epic: e}
+		for _, c := range g.Children(e.ID) {
+			p.Total++
+			if c.Status == StatusClosed {
+				p.Closed++
+			}
+		}
+		p.Eligible = p.Total > 0 && p.Closed == p.Total
+		out = append(out, p)
+	}
+	return out
+}
