@@ -52,7 +52,14 @@ type bdInvocation struct {
 	actor    string // --actor: MEMCTL_ACTOR for this run
 	dir      string // -C/--directory
 	readonly bool
+	// noop is set for bd's sync commands: memctl writes .beads/issues.jsonl
+	// on every change and git carries it, so there is nothing to do; the
+	// note says so on stderr and the run exits 0.
+	noop string
 }
+
+// bdSyncNote is what bd mode says for bd sync and bd dolt push/pull.
+const bdSyncNote = "bd mode: nothing to sync; memctl writes .beads/issues.jsonl on every change; commit and push it with git"
 
 // translateBd turns bd's command line (without the leading "bd") into
 // memctl's, or a usage error.
@@ -100,6 +107,9 @@ func translateBd(in []string) (bdInvocation, error) {
 	case cmd == "":
 		inv.args = rest // --help, --version
 		return inv, nil
+	case cmd == "sync" || cmd == "dolt" && bdDoltSync(rest):
+		inv.noop = bdSyncNote
+		return inv, nil
 	case !slices.Contains(bdCommands, cmd):
 		return inv, withHint(usagef(fmt.Errorf("bd mode: memctl does not cover \"bd %s\"", cmd)),
 			"memctl help beads lists what bd mode covers: "+strings.Join(bdCommands, ", "))
@@ -123,6 +133,22 @@ func translateBd(in []string) (bdInvocation, error) {
 	}
 	inv.args = rest
 	return inv, nil
+}
+
+// bdDoltSync reports whether a bd dolt command line is push or pull, the
+// commands bd's instructions give agents for the end of a session.
+func bdDoltSync(args []string) bool {
+	for i, a := range args {
+		if a == "dolt" {
+			for _, b := range args[i+1:] {
+				if !strings.HasPrefix(b, "-") {
+					return b == "push" || b == "pull"
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // bdExportArgs maps bd export [-o FILE] onto memctl export --format beads.

@@ -47,6 +47,10 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 		if err != nil {
 			return finish(env, nil, true, argsWantJSON(args), err)
 		}
+		if inv.noop != "" {
+			env.notef("%s", inv.noop)
+			return 0
+		}
 		env.useBdGlobals(inv)
 		args = inv.args
 	}
