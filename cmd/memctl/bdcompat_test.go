@@ -321,6 +321,7 @@ type bdDiff struct {
 // Steps that create issues wait a second after, so that created_at
 // orders them the same way on both sides.
 func compareSessions(t *testing.T, label string, steps []bdStep, m, b *bdSide) []bdDiff {
+	t.Logf("%s: %d commands, each run by both", label, len(steps))
 	var diffs []bdDiff
 	for _, st := range steps {
 		mo, me, mc := m.run(m.splitArgs(st.args)...)
@@ -483,6 +484,8 @@ func TestBdCompat(t *testing.T) {
 		t.Errorf("memctl cannot read bd 1.0.5's export: %s", e)
 	} else if n := strings.Count(out, `"id": "`); n != len(issueSet(t, b, []byte(bfile))) {
 		t.Errorf("memctl lists %d of bd 1.0.5's %d issues", n, len(issueSet(t, b, []byte(bfile))))
+	} else {
+		t.Logf("memctl lists all %d issues of bd 1.0.5's export", n)
 	}
 
 	if bd049 := os.Getenv("MEMCTL_BD049"); bd049 != "" {
@@ -506,6 +509,8 @@ func TestBdCompat(t *testing.T) {
 			t.Errorf("memctl cannot read bd 0.49.6's file: %s", e)
 		} else if got, want := strings.Count(out, `"id": "`), len(issueSet(t, m, mfile)); got != want {
 			t.Errorf("memctl lists %d issues of bd 0.49.6's file, want %d", got, want)
+		} else {
+			t.Logf("memctl lists all %d issues of the file bd 0.49.6 rewrote", got)
 		}
 	}
 	if bd049 := os.Getenv("MEMCTL_BD049"); bd049 != "" {
