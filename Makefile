@@ -13,7 +13,7 @@ GO      ?= go
 GITLEAKSCHECK := internal/secrets/gitleakscheck
 MODULES       := . $(GITLEAKSCHECK)
 
-.PHONY: all build install test script golden demo bench bdcompat fuzz lint tidy-check release-snapshot clean
+.PHONY: all build install test script golden demo bench bench-cli bdcompat fuzz lint tidy-check release-snapshot clean
 
 all: build
 
@@ -89,6 +89,20 @@ fuzz:
 		echo "($$mod) $(GO) test $$pkg -fuzz $$name -fuzztime $(FUZZTIME)"; \
 		(cd $$mod && $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel $(FUZZPARALLEL)); \
 	done
+
+## bench-cli: the agent-facing commands timed as whole processes on
+## generated graphs of 1k, 10k and 50k issues (docs/performance.md), beside
+## a Go hello-world and, given BD049=path to bd 0.49.6 and BD=path to bd
+## 1.0.5, real bd; needs the shared benchmark data (MEMCTL_BENCH_DATA,
+## default ../shared/bench) and python3. SIZES, RUNS and BDSIZES override
+## the defaults; the report goes to bench/cli.md.
+SIZES   ?= 1000,10000,50000
+RUNS    ?= 10
+BDSIZES ?= 1000
+bench-cli: build
+	@mkdir -p bench
+	$(GO) run ./scripts/benchcli -memctl $(BIN) -sizes $(SIZES) -runs $(RUNS) -bd-sizes $(BDSIZES) -o bench/cli.md \
+		$(if $(BD049),-bd049 $(abspath $(BD049))) $(if $(BD),-bd $(abspath $(BD)))
 
 ## bdcompat: the differential harness against real bd (docs/beads.md):
 ## BD=path to bd 1.0.5, BD049=path to bd 0.49.6 (optional); the report goes
