@@ -35,6 +35,12 @@ func WriteDerived(path string, data []byte) error {
 	return writeFile(path, data, 0o644, false)
 }
 
+// WriteDerivedFunc is WriteDerived for content produced by write, which
+// gets the temporary file (unbuffered: write it in a few large pieces).
+func WriteDerivedFunc(path string, write func(io.Writer) error) error {
+	return writeFileFunc(path, 0o644, false, write)
+}
+
 // WriteFileFunc is WriteFile for content produced by write, which gets the
 // temporary file (buffer it: every Write is a system call). If write fails
 // the temporary file is removed and path is left as it was.

@@ -27,22 +27,30 @@ const mapThreshold = 256 << 10
 // file truncated in place by another program while mapped raises a fault
 // that the command turns into an error (see debug.SetPanicOnFault in cli).
 func ReadMapped(path string) ([]byte, error) {
+	b, _, err := ReadMappedStat(path)
+	return b, err
+}
+
+// ReadMappedStat is ReadMapped that also returns the file's information,
+// taken from the open file (so it describes the bytes returned).
+func ReadMappedStat(path string) ([]byte, os.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	size := fi.Size()
 	if size >= mapThreshold && size == int64(int(size)) && fi.Mode().IsRegular() {
 		if b, err := mapFile(f, int(size)); err == nil {
-			return b, nil
+			return b, fi, nil
 		}
 	}
-	return io.ReadAll(f)
+	b, err := io.ReadAll(f)
+	return b, fi, err
 }
 
 // ReadSmall is os.ReadFile for the many small files memctl reads in one

@@ -118,6 +118,7 @@ func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 		return res, &BeadsConflictError{IDs: res.Conflicts}
 	}
 	for _, sw := range swaps {
+		s.gen++
 		s.Records[sw.at] = sw.rec
 		if sw.rec.Issue != nil {
 			s.byID[sw.rec.Issue.ID] = sw.rec.Issue

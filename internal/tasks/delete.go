@@ -147,6 +147,7 @@ func (s *Store) Delete(p *DeletePlan, now time.Time) error {
 			return err
 		}
 	}
+	s.gen++
 	s.Records = slices.DeleteFunc(s.Records, func(r *Record) bool {
 		return r.Kind == KindIssue && r.Issue != nil && gone[r.Issue.ID]
 	})

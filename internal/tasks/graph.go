@@ -25,8 +25,157 @@ type Graph struct {
 	blocked  [][]string // blocked_by ids; nil when not blocked
 }
 
-// NewGraph builds the graph of s.
+// graphData is a graph as the cache holds it, for the store decoded from
+// it: recs is the record list it was computed for.
+type graphData struct {
+	recs              []*Record
+	orig              []*Issue // each record's issue as decoded (nil: none)
+	gen               int
+	waits             bool // a waits-for edge: a status change can gate others
+	issues            []*Issue
+	parents, children [][]*Issue
+	blocksIn, allIn   []int32
+	blocked           [][]string
+}
+
+// cachedGraph returns the graph the cache held if the store is still the
+// one it was computed for.
+func (s *Store) cachedGraph() *Graph {
+	gd := s.graph
+	if gd == nil || gd.gen != s.gen || len(gd.recs) != len(s.Records) || len(s.Records) > 0 && &gd.recs[0] != &s.Records[0] {
+		return nil
+	}
+	for _, r := range s.Records {
+		if r.dirty {
+			return nil
+		}
+	}
+	for i, iss := range gd.issues {
+		iss.idx = i
+	}
+	return &Graph{Store: s, issues: gd.issues, parents: gd.parents, children: gd.children,
+		blocksIn: gd.blocksIn, allIn: gd.allIn, blocked: gd.blocked}
+}
+
+// reuseGraph returns the graph of s built from the cache's graph when the
+// changes since loading cannot have changed it: no record was removed or
+// replaced, every changed issue kept its edges and its closed, pinned or
+// other status, and no waits-for edge exists (a gate watches statuses).
+// Issues appended since are added to it. nil means build the graph anew.
+func (s *Store) reuseGraph() *Graph {
+	gd := s.graph
+	if gd == nil || gd.waits || len(s.Records) < len(gd.recs) {
+		return nil
+	}
+	for k, r := range s.Records[:len(gd.recs)] {
+		if r != gd.recs[k] || !sameShape(gd.orig[k], r.Issue) {
+			return nil
+		}
+	}
+	for _, r := range s.Records[len(gd.recs):] {
+		if r.Issue != nil && r.Kind != KindIssue {
+			return nil
+		}
+	}
+	for i, iss := range gd.issues {
+		iss.idx = i
+	}
+	n := len(gd.issues)
+	g := &Graph{Store: s, issues: make([]*Issue, 0, n+len(s.Records)-len(gd.recs)),
+		blocksIn: slices.Clone(gd.blocksIn), allIn: slices.Clone(gd.allIn), blocked: slices.Clone(gd.blocked),
+		parents: make([][]*Issue, n), children: make([][]*Issue, n)}
+	for _, r := range s.Records {
+		if r.Kind == KindIssue {
+			r.Issue.idx = len(g.issues)
+			g.issues = append(g.issues, r.Issue)
+		}
+	}
+	// The lists point to the decoded issues; map them to the current ones.
+	remap := func(list []*Issue) []*Issue {
+		if len(list) == 0 {
+			return nil
+		}
+		out := make([]*Issue, len(list))
+		for j, p := range list {
+			out[j] = g.issues[p.idx]
+		}
+		return out
+	}
+	for i := range n {
+		g.parents[i], g.children[i] = remap(gd.parents[i]), remap(gd.children[i])
+	}
+	// Appended issues: nothing depends on them yet, so only their own
+	// state and their targets' counts and children change.
+	for _, iss := range g.issues[n:] {
+		g.parents = append(g.parents, nil)
+		g.children = append(g.children, nil)
+		g.blocksIn = append(g.blocksIn, 0)
+		g.allIn = append(g.allIn, 0)
+		g.blocked = append(g.blocked, nil)
+		for _, d := range iss.Deps {
+			t := s.live(d.DependsOnID)
+			if t == nil || !g.node(t) {
+				continue
+			}
+			if t.idx >= n {
+				return nil // on another new issue, whose state is not known yet
+			}
+			g.allIn[t.idx]++
+			switch d.Type {
+			case DepBlocks:
+				g.blocksIn[t.idx]++
+			case DepParentChild:
+				g.parents[iss.idx] = append(g.parents[iss.idx], t)
+				g.children[t.idx] = append(slices.Clip(g.children[t.idx]), iss)
+			}
+		}
+		if !canBeBlocked(iss) {
+			continue
+		}
+		by := g.directBlockers(iss)
+		if len(by) == 0 {
+			for _, p := range g.parents[iss.idx] {
+				if g.blocked[p.idx] != nil {
+					by = append(by, p.ID)
+				}
+			}
+		}
+		if len(by) > 0 {
+			g.blocked[iss.idx] = by
+		}
+	}
+	return g
+}
+
+// sameShape reports whether an issue changed only in what the graph does
+// not read: its edges and its status class are the same.
+func sameShape(old, cur *Issue) bool {
+	if old == nil || cur == nil {
+		return old == cur
+	}
+	if old == cur {
+		return true
+	}
+	class := func(st string) int {
+		switch st {
+		case StatusClosed:
+			return 1
+		case StatusPinned:
+			return 2
+		case StatusTombstone:
+			return 3
+		}
+		return 0
+	}
+	return old.ID == cur.ID && class(old.Status) == class(cur.Status) && slices.Equal(old.Deps, cur.Deps)
+}
+
+// NewGraph builds the graph of s (or takes it from the cache s was loaded
+// from, when s has not changed since).
 func NewGraph(s *Store) *Graph {
+	if g := s.cachedGraph(); g != nil {
+		return g
+	}
 	issues := s.Issues()
 	n := len(issues)
 	g := &Graph{

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"os"
 	"runtime"
 	"sync"
 
@@ -32,6 +33,10 @@ type Store struct {
 	// Redactions lists the secrets the gate replaced (redact mode) in the
 	// writes since the store was loaded, for the front-end to report.
 	Redactions []secrets.Redaction
+	// graph is the graph the cache held, valid while gen is unchanged and
+	// no record is dirty; gen counts the changes to the record list.
+	graph *graphData
+	gen   int
 }
 
 // Load reads path. A missing file is an empty store. A line that cannot
@@ -182,6 +187,7 @@ func (s *Store) Issues() []*Issue {
 
 // add appends a new record.
 func (s *Store) add(r *Record) {
+	s.gen++
 	s.Records = append(s.Records, r)
 	if r.Issue != nil {
 		s.byID[r.Issue.ID] = r.Issue
@@ -194,6 +200,7 @@ func (s *Store) refresh(r *Record) error {
 	if err != nil {
 		return err
 	}
+	s.gen++
 	r.Issue = iss
 	s.byID[iss.ID] = iss
 	return nil
@@ -246,10 +253,13 @@ func (s *Store) Save(path string) error {
 	if err != nil {
 		return err
 	}
+	s.gen++
 	for i, r := range recs {
 		r.raw, r.dirty, r.Line = lines[i], false, i+1
 	}
 	s.Records = recs
-	s.writeCache(size, crc.Sum32())
+	if fi, err := os.Stat(path); err == nil {
+		s.writeCache(size, crc.Sum32(), fi)
+	}
 	return nil
 }
