@@ -39,17 +39,35 @@ type Member struct {
 }
 
 // MarshalJSON writes the members in order.
-func (o Object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
+func (o Object) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
+
+// AppendJSON appends o's JSON to b. Each member's value is its raw JSON,
+// as read (it may hold insignificant white space).
+func (o Object) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
 	for i, m := range o {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		k, _ := json.Marshal(m.Key)
-		b = append(append(b, k...), ':')
+		if plainKey(m.Key) {
+			b = append(append(append(b, '"'), m.Key...), '"', ':')
+		} else {
+			k, _ := json.Marshal(m.Key)
+			b = append(append(b, k...), ':')
+		}
 		b = append(b, m.Raw...)
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
+}
+
+// plainKey reports whether key needs no escaping in JSON.
+func plainKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // With is o with key set to v's JSON appended.

@@ -16,6 +16,18 @@ func indentJSON(dst, src []byte) []byte {
 	}
 	for i := 0; i < len(src); i++ {
 		c := src[i]
+		if inString && !escaped {
+			// Copy the run of plain string bytes in one go.
+			j := i
+			for j < len(src) && src[j] != '"' && src[j] != '\\' {
+				j++
+			}
+			dst = append(dst, src[i:j]...)
+			if j == len(src) {
+				break
+			}
+			i, c = j, src[j]
+		}
 		if inString {
 			dst = append(dst, c)
 			switch {
@@ -29,14 +41,20 @@ func indentJSON(dst, src []byte) []byte {
 			continue
 		}
 		switch c {
+		case ' ', '\t', '\n', '\r':
+			// Insignificant: a value copied from a file as it was written.
 		case '"':
 			inString = true
 			dst = append(dst, c)
 		case '{', '[':
 			dst = append(dst, c)
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				dst = append(dst, src[i+1])
-				i++
+			j := i + 1
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
+				j++
+			}
+			if j < len(src) && (src[j] == '}' || src[j] == ']') {
+				dst = append(dst, src[j])
+				i = j
 				continue
 			}
 			depth++

@@ -41,6 +41,15 @@ func TestIndentJSONMatchesEncodingJSON(t *testing.T) {
 		if got := indentJSON(nil, src); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("indentJSON(%s)\n got %s\nwant %s", src, got, want.Bytes())
 		}
+		// A value copied from a file as written may hold white space
+		// outside its strings: the result is the same.
+		var spaced bytes.Buffer
+		if err := json.Indent(&spaced, src, " ", "\t \r"); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentJSON(nil, spaced.Bytes()); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("indentJSON(%q)\n got %s\nwant %s", spaced.Bytes(), got, want.Bytes())
+		}
 	}
 }
 

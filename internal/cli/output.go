@@ -22,13 +22,33 @@ const schemaVersion = app.SchemaVersion
 // writeJSON prints v as one indented JSON document. HTML characters are
 // not escaped: the output is read by programs, not browsers.
 func writeJSON(w io.Writer, v any) error {
+	// Issues, the bulk of most output, are written by hand: their values
+	// are JSON already, and encoding/json would scan them all again.
+	switch x := v.(type) {
+	case []object:
+		src := []byte{'['}
+		for i, o := range x {
+			if i > 0 {
+				src = append(src, ',')
+			}
+			src = app.Object(o).AppendJSON(src)
+		}
+		src = append(src, ']')
+		return writeIndented(w, src)
+	case object:
+		return writeIndented(w, app.Object(x).AppendJSON(nil))
+	}
 	var compact bytes.Buffer
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	src := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+	return writeIndented(w, bytes.TrimSuffix(compact.Bytes(), []byte("\n")))
+}
+
+// writeIndented writes the JSON src indented, with a final newline.
+func writeIndented(w io.Writer, src []byte) error {
 	out := indentJSON(make([]byte, 0, len(src)+len(src)/2), src)
 	_, err := w.Write(append(out, '\n'))
 	return err

@@ -228,8 +228,22 @@ func (e *LineError) Detail() string {
 // field's raw JSON value.
 func (r *Record) Fields(fn func(key string, raw []byte)) {
 	r.load()
-	fs := slices.Clone(r.fields)
-	slices.SortStableFunc(fs, compareFields)
+	// Most records are in bd's order already (bd and memctl write them
+	// so): check before sorting.
+	fs := r.fields
+	prev := -1
+	for _, f := range fs {
+		rank, ok := fieldRank[f.key]
+		if !ok {
+			rank = len(fieldOrder)
+		}
+		if rank < prev {
+			fs = slices.Clone(fs)
+			slices.SortStableFunc(fs, compareFields)
+			break
+		}
+		prev = rank
+	}
 	for _, f := range fs {
 		fn(f.key, f.raw)
 	}
