@@ -28,13 +28,13 @@ func diffTasks(rel string, before, after []byte) []Entry {
 		return []Entry{{File: rel, Kind: KindFile, Action: "changed", Details: []string{"unreadable: " + firstWords(err.Error())}}}
 	}
 	byID := map[string]*tasks.Issue{}
-	for _, r := range old.Records {
+	for _, r := range old.Records() {
 		if r.Issue != nil {
 			byID[r.Issue.ID] = r.Issue
 		}
 	}
 	var out []Entry
-	for _, r := range cur.Records {
+	for _, r := range cur.Records() {
 		if r.Issue == nil {
 			continue
 		}
@@ -44,7 +44,7 @@ func diffTasks(rel string, before, after []byte) []Entry {
 			out = append(out, e)
 		}
 	}
-	for _, r := range old.Records {
+	for _, r := range old.Records() {
 		if r.Issue != nil && byID[r.Issue.ID] != nil {
 			out = append(out, Entry{File: rel, Kind: KindTask, ID: r.Issue.ID, Action: "removed", Text: firstWords(r.Issue.Title)})
 		}

@@ -88,7 +88,7 @@ func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 		incoming = append(incoming, r)
 	}
 	have := map[string]int{}
-	for i, r := range s.Records {
+	for i, r := range s.Records() {
 		have[beadsKey(r)] = i
 	}
 	type swap struct {
@@ -105,7 +105,7 @@ func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 		case !ok:
 			adds = append(adds, r)
 			res.Added = append(res.Added, name)
-		case sameContent(s.Records[i], r):
+		case sameContent(s.records[i], r):
 			res.Unchanged = append(res.Unchanged, name)
 		case force:
 			swaps = append(swaps, swap{i, r})
@@ -118,8 +118,7 @@ func (s *Store) MergeBeads(data []byte, force bool) (*BeadsImport, error) {
 		return res, &BeadsConflictError{IDs: res.Conflicts}
 	}
 	for _, sw := range swaps {
-		s.gen++
-		s.Records[sw.at] = sw.rec
+		s.records[sw.at] = sw.rec
 		if sw.rec.Issue != nil {
 			s.byID[sw.rec.Issue.ID] = sw.rec.Issue
 		}

@@ -153,7 +153,7 @@ func TestMergeBeadsRefusesBadLines(t *testing.T) {
 			if !errors.As(err, &le) || le.Line != c.line || le.Field != c.field {
 				t.Fatalf("err %v, want a *LineError at line %d, field %q", err, c.line, c.field)
 			}
-			if len(s.Records) != 0 {
+			if len(s.Records()) != 0 {
 				t.Error("a refused merge added records")
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/memctl/memctl/internal/fsx"
@@ -35,7 +36,8 @@ import (
 // Format (little endian), a header then the sections in this order:
 //
 //	header   "MCTC", u32 version, u64 file size, i64 file mtime (ns),
-//	         u32 file CRC-32C, u32 flags (1: CRLF file, 2: BOM),
+//	         u32 file CRC-32C, u32 flags (1: CRLF file, 2: BOM, 4: a
+//	         waits-for edge),
 //	         u32 records, u32 live issues, u32 label refs, u32 edges,
 //	         u32 blocker refs, u32 index-list entries, u32 id-hash slots,
 //	         u32 strings size, 8 bytes zero (64 bytes in all)
@@ -44,7 +46,7 @@ import (
 //	labels   label refs: u32 offset, u32 length into strings
 //	edges    4 refs each: issue_id, depends_on_id, type, metadata
 //	blockers refs: the ids that block each blocked issue
-//	index    u32 live-issue positions: parents and children lists
+//	index    u32 record numbers: parents, children and dependents lists
 //	hash     u32 slots: 1 + the record of an id (0: empty), open addressing
 //	         on FNV-1a of the id
 //	strings  the bytes the refs point into
@@ -54,9 +56,10 @@ const (
 	// cacheVersion 2: total label and edge counts after the record count.
 	// cacheVersion 3: fixed-size entries used in place; the graph; trust
 	// by size and modification time.
-	cacheVersion = 3
+	// cacheVersion 4: lists by record; each issue's dependents.
+	cacheVersion = 4
 	headerSize   = 64
-	entrySize    = 152
+	entrySize    = 160
 	racyWindow   = 2 * time.Second
 )
 
@@ -84,8 +87,16 @@ const (
 	eAllIn    = 120
 	eBlocksIn = 124
 	eBlocked  = 128 // u32 first, u32 count into blockers
-	eParents  = 136 // u32 first, u32 count into index
+	eParents  = 136 // u32 first, u32 count into index: record numbers
 	eChildren = 144
+	eIn       = 152 // the records with an edge to this one, each once
+)
+
+// Header flags.
+const (
+	flagCRLF  = 1
+	flagBOM   = 2
+	flagWaits = 4 // some issue has a waits-for edge
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -211,28 +222,32 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 	if s.cachePath == "" || fi == nil || size > 1<<32-1 {
 		return
 	}
+	s.full()
 	g := s.reuseGraph()
 	if g == nil {
 		g = NewGraph(s)
 	}
-	// Each live issue's idx is now its place in g.issues.
+	var flags uint32
 	var nLabels, nDeps, nBlocked, nIndex, nStrs int
-	for _, r := range s.Records {
+	for _, r := range s.records {
 		if i := r.Issue; i != nil {
 			nLabels += len(i.Labels)
 			nDeps += len(i.Deps)
 			nStrs += len(i.ID) + len(i.Title) + len(i.Assignee)
 			for _, d := range i.Deps {
 				nStrs += len(d.DependsOnID)
+				if d.Type == DepWaitsFor {
+					flags |= flagWaits
+				}
 			}
 		}
 	}
-	for gi := range g.issues {
-		nBlocked += len(g.blocked[gi])
-		nIndex += len(g.parents[gi]) + len(g.children[gi])
+	for k := range g.issues {
+		nBlocked += len(g.blocked[k])
+		nIndex += len(g.parents[k]) + len(g.children[k]) + len(g.in[k])
 	}
 	w := &cacheWriter{
-		entries:  make([]byte, len(s.Records)*entrySize),
+		entries:  make([]byte, len(s.records)*entrySize),
 		labels:   make([]byte, 0, nLabels*8),
 		edges:    make([]byte, 0, nDeps*32),
 		blockers: make([]byte, 0, nBlocked*8),
@@ -240,7 +255,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 		strs:     make([]byte, 0, nStrs+nStrs/8+1024),
 		interned: map[string][2]uint32{},
 	}
-	for k, r := range s.Records {
+	for k, r := range s.records {
 		e := w.entries[k*entrySize : (k+1)*entrySize]
 		le.PutUint32(e[eLine:], uint32(r.Line))
 		le.PutUint32(e[eStart:], uint32(r.start))
@@ -284,29 +299,28 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 			w.edges = appendRef(w.edges, w.ref(d.Type))
 			w.edges = appendRef(w.edges, w.ref(d.Metadata))
 		}
-		if r.Kind != KindIssue || !g.node(i) {
+		if g.issues[k] == nil {
 			continue
 		}
-		gi := i.idx
-		le.PutUint32(e[eAllIn:], uint32(g.allIn[gi]))
-		le.PutUint32(e[eBlocksIn:], uint32(g.blocksIn[gi]))
-		putSpan(e, eBlocked, len(w.blockers)/8, len(g.blocked[gi]))
-		for _, id := range g.blocked[gi] {
+		le.PutUint32(e[eAllIn:], uint32(g.allIn[k]))
+		le.PutUint32(e[eBlocksIn:], uint32(g.blocksIn[k]))
+		putSpan(e, eBlocked, len(w.blockers)/8, len(g.blocked[k]))
+		for _, id := range g.blocked[k] {
 			w.blockers = appendRef(w.blockers, w.add(id))
 		}
 		for _, list := range []struct {
-			at     int
-			issues []*Issue
-		}{{eParents, g.parents[gi]}, {eChildren, g.children[gi]}} {
-			putSpan(e, list.at, len(w.index)/4, len(list.issues))
-			for _, p := range list.issues {
-				w.index = le.AppendUint32(w.index, uint32(p.idx))
+			at int
+			ks []int32
+		}{{eParents, g.parents[k]}, {eChildren, g.children[k]}, {eIn, g.in[k]}} {
+			putSpan(e, list.at, len(w.index)/4, len(list.ks))
+			for _, x := range list.ks {
+				w.index = le.AppendUint32(w.index, uint32(x))
 			}
 		}
 	}
 	slots := hashSlots(len(s.byID))
 	hash := make([]byte, slots*4)
-	for k, r := range s.Records {
+	for k, r := range s.records {
 		if r.Issue == nil {
 			continue
 		}
@@ -317,12 +331,11 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 			}
 		}
 	}
-	var flags uint32
 	if !s.lf {
-		flags |= 1
+		flags |= flagCRLF
 	}
 	if s.bom {
-		flags |= 2
+		flags |= flagBOM
 	}
 	buf := make([]byte, 0, headerSize)
 	buf = append(buf, cacheMagic...)
@@ -332,7 +345,13 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 	buf = le.AppendUint64(buf, uint64(size))
 	buf = le.AppendUint64(buf, uint64(fi.ModTime().UnixNano()))
 	buf = le.AppendUint32(buf, sum)
-	for _, v := range []int{int(flags), len(s.Records), len(g.issues), len(w.labels) / 8, len(w.edges) / 32,
+	live := 0
+	for _, iss := range g.issues {
+		if iss != nil {
+			live++
+		}
+	}
+	for _, v := range []int{int(flags), len(s.records), live, len(w.labels) / 8, len(w.edges) / 32,
 		len(w.blockers) / 8, len(w.index) / 4, slots, len(w.strs)} {
 		buf = le.AppendUint32(buf, uint32(v))
 	}
@@ -378,30 +397,224 @@ type cacheView struct {
 
 func viewCache(c []byte) (*cacheView, bool) {
 	v := &cacheView{c: c, flags: le.Uint32(c[28:]), nRecs: int(le.Uint32(c[32:])), nLive: int(le.Uint32(c[36:]))}
-	sizes := []int{v.nRecs * entrySize, int(le.Uint32(c[40:])) * 8, int(le.Uint32(c[44:])) * 32,
-		int(le.Uint32(c[48:])) * 8, int(le.Uint32(c[52:])) * 4, int(le.Uint32(c[56:])) * 4, int(le.Uint32(c[60:]))}
+	sizes := []uint64{uint64(v.nRecs) * entrySize, uint64(le.Uint32(c[40:])) * 8, uint64(le.Uint32(c[44:])) * 32,
+		uint64(le.Uint32(c[48:])) * 8, uint64(le.Uint32(c[52:])) * 4, uint64(le.Uint32(c[56:])) * 4, uint64(le.Uint32(c[60:]))}
 	secs := []*[]byte{&v.entries, &v.labels, &v.edges, &v.blockers, &v.index, &v.hash, &v.strs}
 	rest := c[headerSize:]
 	for i, n := range sizes {
-		if n < 0 || n > len(rest) {
+		if n > uint64(len(rest)) {
 			return nil, false
 		}
 		*secs[i], rest = rest[:n:n], rest[n:]
 	}
-	if len(rest) != 0 || v.nLive > v.nRecs {
+	slots := len(v.hash) / 4
+	if len(rest) != 0 || v.nLive > v.nRecs || slots < 2*v.nLive || slots&(slots-1) != 0 {
 		return nil, false
 	}
 	return v, true
 }
 
-// str returns the string a ref at b points to; ok is false when it points
-// outside the strings.
-func (v *cacheView) str(b []byte) (string, bool) {
-	off, n := uint64(le.Uint32(b)), uint64(le.Uint32(b[4:]))
-	if off+n > uint64(len(v.strs)) {
-		return "", false
+// check verifies that every reference in the cache stays inside its
+// section, so that reading any entry later cannot fail.
+func (v *cacheView) check(dataLen int) bool {
+	refOK := func(b []byte) bool {
+		return uint64(le.Uint32(b))+uint64(le.Uint32(b[4:])) <= uint64(len(v.strs))
 	}
-	return bytesString(v.strs[off : off+n]), true
+	spanOK := func(e []byte, at, n int) bool {
+		return uint64(le.Uint32(e[at:]))+uint64(le.Uint32(e[at+4:])) <= uint64(n)
+	}
+	nLabels, nEdges, nBlockers, nIndex := len(v.labels)/8, len(v.edges)/32, len(v.blockers)/8, len(v.index)/4
+	live := 0
+	for k := range v.nRecs {
+		e := v.entry(k)
+		if le.Uint32(e[eStart:]) > le.Uint32(e[eEnd:]) || int(le.Uint32(e[eEnd:])) > dataLen || Kind(e[eKind]) > KindOther {
+			return false
+		}
+		if Kind(e[eKind]) == KindIssue {
+			live++
+		}
+		for _, at := range []int{eID, eTitle, eStatus, eType, eAssignee} {
+			if !refOK(e[at:]) {
+				return false
+			}
+		}
+		if !spanOK(e, eLabels, nLabels) || !spanOK(e, eDeps, nEdges) || !spanOK(e, eBlocked, nBlockers) ||
+			!spanOK(e, eParents, nIndex) || !spanOK(e, eChildren, nIndex) || !spanOK(e, eIn, nIndex) {
+			return false
+		}
+	}
+	for _, sec := range [][]byte{v.labels, v.edges, v.blockers} {
+		for at := 0; at < len(sec); at += 8 {
+			if !refOK(sec[at:]) {
+				return false
+			}
+		}
+	}
+	for at := 0; at < len(v.index); at += 4 {
+		if int(le.Uint32(v.index[at:])) >= v.nRecs {
+			return false
+		}
+	}
+	for at := 0; at < len(v.hash); at += 4 {
+		if int(le.Uint32(v.hash[at:])) > v.nRecs {
+			return false
+		}
+	}
+	return live == v.nLive
+}
+
+func (v *cacheView) entry(k int) []byte { return v.entries[k*entrySize : (k+1)*entrySize] }
+
+// str returns the string the ref at b points to.
+func (v *cacheView) str(b []byte) string {
+	off, n := le.Uint32(b), le.Uint32(b[4:])
+	return bytesString(v.strs[off : off+n])
+}
+
+func (v *cacheView) waits() bool { return v.flags&flagWaits != 0 }
+
+// list returns the record numbers of a list field of entry k.
+func (v *cacheView) list(k, at int) []int32 {
+	e := v.entry(k)
+	first, n := int(le.Uint32(e[at:])), int(le.Uint32(e[at+4:]))
+	if n == 0 {
+		return nil
+	}
+	out := make([]int32, n)
+	for j := range out {
+		out[j] = int32(le.Uint32(v.index[(first+j)*4:]))
+	}
+	return out
+}
+
+func (v *cacheView) counts(k int) (blocksIn, allIn int32) {
+	e := v.entry(k)
+	return int32(le.Uint32(e[eBlocksIn:])), int32(le.Uint32(e[eAllIn:]))
+}
+
+func (v *cacheView) blockedBy(k int) []string {
+	e := v.entry(k)
+	first, n := int(le.Uint32(e[eBlocked:])), int(le.Uint32(e[eBlocked+4:]))
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for j := range out {
+		out[j] = v.str(v.blockers[(first+j)*8:])
+	}
+	return out
+}
+
+func (v *cacheView) isBlocked(k int) bool {
+	e := v.entry(k)
+	return Kind(e[eKind]) == KindIssue && le.Uint32(e[eBlocked+4:]) > 0
+}
+
+// maybeReady reports whether entry k may be a ready issue: a live open
+// issue, not pinned or ephemeral, not blocked.
+func (v *cacheView) maybeReady(k int) bool {
+	e := v.entry(k)
+	return Kind(e[eKind]) == KindIssue && e[eFlags] == 0 && le.Uint32(e[eBlocked+4:]) == 0 && v.str(e[eStatus:]) == StatusOpen
+}
+
+// find returns the record whose issue has id, or -1.
+func (v *cacheView) find(id string) int {
+	mask := uint32(len(v.hash)/4 - 1)
+	for h := fnv32(id) & mask; ; h = (h + 1) & mask {
+		slot := le.Uint32(v.hash[h*4:])
+		if slot == 0 {
+			return -1
+		}
+		if k := int(slot - 1); v.str(v.entry(k)[eID:]) == id {
+			return k
+		}
+	}
+}
+
+// record reads record k of the file data from the cache: the record with
+// its line (fields not split yet) and, for an issue or tombstone, the
+// issue's cached fields.
+func (v *cacheView) record(k int, data []byte) *Record {
+	var sl slab
+	return v.fill(k, data, &sl)
+}
+
+// slab is memory for many records read at once: one allocation each for
+// the records, the issues, the labels and the edges.
+type slab struct {
+	recs   []Record
+	issues []Issue
+	labels []string
+	deps   []Dep
+}
+
+func (sl *slab) record() *Record {
+	if len(sl.recs) == 0 {
+		return &Record{}
+	}
+	r := &sl.recs[0]
+	sl.recs = sl.recs[1:]
+	return r
+}
+
+func (sl *slab) issue() *Issue {
+	if len(sl.issues) == 0 {
+		return &Issue{}
+	}
+	i := &sl.issues[0]
+	sl.issues = sl.issues[1:]
+	return i
+}
+
+func (sl *slab) strings(n int) []string {
+	if len(sl.labels) < n {
+		return make([]string, n)
+	}
+	out := sl.labels[:n:n]
+	sl.labels = sl.labels[n:]
+	return out
+}
+
+func (sl *slab) edges(n int) []Dep {
+	if len(sl.deps) < n {
+		return make([]Dep, n)
+	}
+	out := sl.deps[:n:n]
+	sl.deps = sl.deps[n:]
+	return out
+}
+
+// fill reads record k, taking memory from sl.
+func (v *cacheView) fill(k int, data []byte, sl *slab) *Record {
+	e := v.entry(k)
+	start, end := int(le.Uint32(e[eStart:])), int(le.Uint32(e[eEnd:]))
+	rec := sl.record()
+	*rec = Record{raw: data[start:end], start: start, end: end, Kind: Kind(e[eKind]), lazy: true, Line: int(le.Uint32(e[eLine:]))}
+	if rec.Kind == KindOther {
+		return rec
+	}
+	iss := sl.issue()
+	*iss = Issue{rec: rec, partial: true, idx: k,
+		ID: v.str(e[eID:]), Title: v.str(e[eTitle:]), Status: v.str(e[eStatus:]), IssueType: v.str(e[eType:]), Assignee: v.str(e[eAssignee:]),
+		Priority: int(int32(le.Uint32(e[ePriority:]))), Comments: int(le.Uint32(e[eComments:])),
+		CreatedAt: getTime(e, eCreated), UpdatedAt: getTime(e, eUpdated), StartedAt: getTime(e, eStarted),
+		ClosedAt: getTime(e, eClosed), DeferUntil: getTime(e, eDefer),
+		Pinned: e[eFlags]&1 != 0, Ephemeral: e[eFlags]&2 != 0}
+	if first, n := int(le.Uint32(e[eLabels:])), int(le.Uint32(e[eLabels+4:])); n > 0 {
+		iss.Labels = sl.strings(n)
+		for j := range iss.Labels {
+			iss.Labels[j] = v.str(v.labels[(first+j)*8:])
+		}
+	}
+	if first, n := int(le.Uint32(e[eDeps:])), int(le.Uint32(e[eDeps+4:])); n > 0 {
+		iss.Deps = sl.edges(n)
+		for j := range iss.Deps {
+			b := v.edges[(first+j)*32:]
+			iss.Deps[j] = Dep{IssueID: v.str(b), DependsOnID: v.str(b[8:]), Type: v.str(b[16:]), Metadata: v.str(b[24:])}
+		}
+	}
+	rec.Issue = iss
+	return rec
 }
 
 func getTime(e []byte, at int) time.Time {
@@ -411,148 +624,83 @@ func getTime(e []byte, at int) time.Time {
 	return time.Time{}
 }
 
-// span reads a first/count pair and checks it against a section of n
-// items.
-func span(e []byte, at, n int) (int, int, bool) {
-	first, cnt := int(le.Uint32(e[at:])), int(le.Uint32(e[at+4:]))
-	return first, cnt, first >= 0 && cnt >= 0 && first+cnt <= n
+// lazyRecords is a store's records while they are read from the cache on
+// demand; made holds those read so far.
+type lazyRecords struct {
+	v    *cacheView
+	data []byte
+	made []*Record
 }
 
-// decodeCache builds a store of lazy records from the cache c of data,
-// with the graph ready for NewGraph.
+// cacheBase is what a store opened from the cache was, kept once its
+// records are all read so that a write can reuse the cache's graph.
+type cacheBase struct {
+	v      *cacheView
+	recs   []*Record
+	issues []*Issue // each record's issue as read (nil: none)
+}
+
+// decodeCache opens a store over the cache c of data. Nothing is decoded
+// until it is asked for.
 func decodeCache(c, data []byte) (*Store, bool) {
 	v, ok := viewCache(c)
-	if !ok {
+	if !ok || !v.check(len(data)) {
 		return nil, false
 	}
-	n := v.nRecs
-	s := &Store{Records: make([]*Record, n), byID: make(map[string]*Issue, n), lf: v.flags&1 == 0, bom: v.flags&2 != 0}
-	recs := make([]Record, n)
-	issues := make([]Issue, n)
-	nLabels, nEdges := len(v.labels)/8, len(v.edges)/32
-	labels := make([]string, nLabels)
-	for k := range labels {
-		if labels[k], ok = v.str(v.labels[k*8:]); !ok {
-			return nil, false
-		}
-	}
-	deps := make([]Dep, nEdges)
-	for k := range deps {
-		b := v.edges[k*32:]
-		a, ok1 := v.str(b)
-		d, ok2 := v.str(b[8:])
-		t, ok3 := v.str(b[16:])
-		m, ok4 := v.str(b[24:])
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, false
-		}
-		deps[k] = Dep{IssueID: a, DependsOnID: d, Type: t, Metadata: m}
-	}
-	gd := &graphData{issues: make([]*Issue, 0, v.nLive), allIn: make([]int32, v.nLive), blocksIn: make([]int32, v.nLive),
-		blocked: make([][]string, v.nLive), parents: make([][]*Issue, v.nLive), children: make([][]*Issue, v.nLive)}
-	type lists struct{ p0, pn, c0, cn int }
-	pending := make([]lists, 0, v.nLive)
-	nBlockers, nIndex := len(v.blockers)/8, len(v.index)/4
-	for k := range recs {
-		e := v.entries[k*entrySize : (k+1)*entrySize]
-		start, end := int(le.Uint32(e[eStart:])), int(le.Uint32(e[eEnd:]))
-		if start > end || end > len(data) {
-			return nil, false
-		}
-		rec := &recs[k]
-		rec.raw, rec.start, rec.end, rec.Kind, rec.lazy = data[start:end], start, end, Kind(e[eKind]), true
-		rec.Line = int(le.Uint32(e[eLine:]))
-		s.Records[k] = rec
-		if rec.Kind == KindOther {
-			continue
-		}
-		iss := &issues[k]
-		var ok [5]bool
-		iss.ID, ok[0] = v.str(e[eID:])
-		iss.Title, ok[1] = v.str(e[eTitle:])
-		iss.Status, ok[2] = v.str(e[eStatus:])
-		iss.IssueType, ok[3] = v.str(e[eType:])
-		iss.Assignee, ok[4] = v.str(e[eAssignee:])
-		if ok != [5]bool{true, true, true, true, true} {
-			return nil, false
-		}
-		iss.Priority = int(int32(le.Uint32(e[ePriority:])))
-		iss.Comments = int(le.Uint32(e[eComments:]))
-		iss.CreatedAt, iss.UpdatedAt, iss.StartedAt = getTime(e, eCreated), getTime(e, eUpdated), getTime(e, eStarted)
-		iss.ClosedAt, iss.DeferUntil = getTime(e, eClosed), getTime(e, eDefer)
-		iss.Pinned, iss.Ephemeral = e[eFlags]&1 != 0, e[eFlags]&2 != 0
-		l0, ln, okL := span(e, eLabels, nLabels)
-		d0, dn, okD := span(e, eDeps, nEdges)
-		if !okL || !okD {
-			return nil, false
-		}
-		if ln > 0 {
-			iss.Labels = labels[l0 : l0+ln : l0+ln]
-		}
-		if dn > 0 {
-			iss.Deps = deps[d0 : d0+dn : d0+dn]
-			for _, d := range iss.Deps {
-				if d.Type == DepWaitsFor {
-					gd.waits = true
-				}
-			}
-		}
-		iss.rec, iss.partial = rec, true
-		rec.Issue = iss
-		s.byID[iss.ID] = iss
-		if rec.Kind != KindIssue {
-			continue
-		}
-		gi := len(gd.issues)
-		if gi >= v.nLive {
-			return nil, false
-		}
-		gd.issues = append(gd.issues, iss)
-		gd.allIn[gi], gd.blocksIn[gi] = int32(le.Uint32(e[eAllIn:])), int32(le.Uint32(e[eBlocksIn:]))
-		b0, bn, okB := span(e, eBlocked, nBlockers)
-		p0, pn, okP := span(e, eParents, nIndex)
-		c0, cn, okC := span(e, eChildren, nIndex)
-		if !okB || !okP || !okC {
-			return nil, false
-		}
-		if bn > 0 {
-			by := make([]string, bn)
-			for j := range by {
-				if by[j], ok[0] = v.str(v.blockers[(b0+j)*8:]); !ok[0] {
-					return nil, false
-				}
-			}
-			gd.blocked[gi] = by
-		}
-		pending = append(pending, lists{p0, pn, c0, cn})
-	}
-	if len(gd.issues) != v.nLive {
-		return nil, false
-	}
-	for gi, l := range pending {
-		for _, p := range []struct {
-			first, n int
-			out      *[]*Issue
-		}{{l.p0, l.pn, &gd.parents[gi]}, {l.c0, l.cn, &gd.children[gi]}} {
-			if p.n == 0 {
-				continue
-			}
-			list := make([]*Issue, p.n)
-			for j := range list {
-				at := int(le.Uint32(v.index[(p.first+j)*4:]))
-				if at >= v.nLive {
-					return nil, false
-				}
-				list[j] = gd.issues[at]
-			}
-			*p.out = list
-		}
-	}
-	gd.recs = s.Records
-	gd.orig = make([]*Issue, n)
-	for k, r := range s.Records {
-		gd.orig[k] = r.Issue
-	}
-	s.graph = gd
+	s := &Store{lf: v.flags&flagCRLF == 0, bom: v.flags&flagBOM != 0,
+		lz: &lazyRecords{v: v, data: data, made: make([]*Record, v.nRecs)}}
 	return s, true
+}
+
+// recordAt returns record k.
+func (s *Store) recordAt(k int) *Record {
+	if s.lz == nil {
+		return s.records[k]
+	}
+	if r := s.lz.made[k]; r != nil {
+		return r
+	}
+	r := s.lz.v.record(k, s.lz.data)
+	s.lz.made[k] = r
+	return r
+}
+
+// full reads every record a store opened from the cache has not read yet:
+// whatever changes the store, or walks all of it, needs them all.
+func (s *Store) full() {
+	lz := s.lz
+	if lz == nil {
+		return
+	}
+	n := lz.v.nRecs
+	s.records = make([]*Record, n)
+	s.byID = make(map[string]*Issue, n)
+	b := &cacheBase{v: lz.v, issues: make([]*Issue, n)}
+	sl := &slab{recs: make([]Record, n), issues: make([]Issue, lz.v.nLive),
+		labels: make([]string, len(lz.v.labels)/8), deps: make([]Dep, len(lz.v.edges)/32)}
+	for k := range n {
+		r := lz.made[k]
+		if r == nil {
+			r = lz.v.fill(k, lz.data, sl)
+			lz.made[k] = r
+		}
+		s.records[k] = r
+		b.issues[k] = r.Issue
+		if r.Issue != nil {
+			s.byID[r.Issue.ID] = r.Issue
+		}
+	}
+	b.recs = slices.Clone(s.records)
+	s.base, s.lz = b, nil
+}
+
+// lookup returns the issue or tombstone with id, or nil.
+func (s *Store) lookup(id string) *Issue {
+	if s.lz != nil {
+		if k := s.lz.v.find(id); k >= 0 {
+			return s.recordAt(k).Issue
+		}
+		return nil
+	}
+	return s.byID[id]
 }

@@ -30,14 +30,14 @@ func TestCacheIsUsedAndNeverTrustedBlindly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cold.Records[0].lazy {
+	if cold.Records()[0].lazy {
 		t.Fatal("first load came from a cache that did not exist")
 	}
 	warm, err := LoadCached(path, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !warm.Records[0].lazy {
+	if !warm.Records()[0].lazy {
 		t.Fatal("second load did not use the cache")
 	}
 	if !slices.Equal(ready(cold), ready(warm)) || !slices.Equal(sortedIDs(NewGraph(cold).Blocked()), sortedIDs(NewGraph(warm).Blocked())) {
@@ -52,15 +52,15 @@ func TestCacheIsUsedAndNeverTrustedBlindly(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := LoadCached(path, cache)
-	if err != nil || s.Records[0].lazy {
-		t.Fatalf("stale cache used: lazy=%v err=%v", s.Records[0].lazy, err)
+	if err != nil || s.Records()[0].lazy {
+		t.Fatalf("stale cache used: lazy=%v err=%v", s.Records()[0].lazy, err)
 	}
 	// A corrupt cache is ignored.
 	if err := os.WriteFile(cache, []byte("MCTC garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := LoadCached(path, cache); err != nil || s.Records[0].lazy {
-		t.Fatalf("corrupt cache: lazy=%v err=%v", s.Records[0].lazy, err)
+	if s, err := LoadCached(path, cache); err != nil || s.Records()[0].lazy {
+		t.Fatalf("corrupt cache: lazy=%v err=%v", s.Records()[0].lazy, err)
 	}
 	// Save refreshes the cache, so the next load of the new file is warm
 	// and sees the change.
@@ -73,7 +73,7 @@ func TestCacheIsUsedAndNeverTrustedBlindly(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2, err := LoadCached(path, cache)
-	if err != nil || !s2.Records[0].lazy {
+	if err != nil || !s2.Records()[0].lazy {
 		t.Fatalf("save did not refresh the cache: err=%v", err)
 	}
 	got, err := s2.Get(iss.ID)
@@ -161,7 +161,7 @@ func TestByteOrderMarkIsReadPastAndKept(t *testing.T) {
 	}
 	// The cache Save wrote matches the new file: a warm load sees it.
 	warm, err := LoadCached(path, cache)
-	if err != nil || !warm.Records[0].lazy {
+	if err != nil || !warm.Records()[0].lazy {
 		t.Fatalf("warm load after save: err=%v", err)
 	}
 	if !bytes.Equal(warm.Bytes(), onDisk) {
@@ -187,23 +187,36 @@ func TestCachedGraphIsTheComputedGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if warm.graph == nil || warm.cachedGraph() == nil {
+	if warm.lz == nil || NewGraph(warm).view == nil {
 		t.Fatal("the warm store has no graph from the cache")
 	}
 	gc, gw := NewGraph(cold), NewGraph(warm)
+	// Ready and blocked over the cache read only the issues that may
+	// qualify: they give what the computed graph gives, for every filter.
+	for _, f := range []ReadyFilter{{}, {Sort: SortHybrid}, {Sort: SortOldest, Limit: 5}, {Type: "gate"}, {Unassigned: true},
+		{Labels: []string{"backend"}}, {Assignee: "alice"}} {
+		r1, n1 := gc.Ready(f, refNow)
+		r2, n2 := gw.Ready(f, refNow)
+		if n1 != n2 || !slices.Equal(sortedIDs(r1), sortedIDs(r2)) {
+			t.Errorf("Ready(%+v): %d %v from the file, %d %v from the cache", f, n1, sortedIDs(r1), n2, sortedIDs(r2))
+		}
+	}
+	if b1, b2 := sortedIDs(gc.Blocked()), sortedIDs(gw.Blocked()); !slices.Equal(b1, b2) {
+		t.Errorf("Blocked: %v from the file, %v from the cache", b1, b2)
+	}
 	if blocked := compareGraphs(t, gc, gw); blocked == 0 {
 		t.Fatal("the generated graph has no blocked issue: the test shows nothing")
 	}
 	// A change after loading: the graph is computed, and sees it.
-	for _, target := range gw.issues {
-		for _, i := range gw.issues {
+	for _, target := range warm.Issues() {
+		for _, i := range warm.Issues() {
 			if i == target || target.Status != StatusOpen || i.Status != StatusOpen || slices.Contains(gw.BlockedBy(i), target.ID) {
 				continue
 			}
 			if warm.AddDep(i.ID, target.ID, DepBlocks, Actor{Name: "x"}, refNow) != nil {
 				continue // a cycle
 			}
-			if warm.cachedGraph() != nil {
+			if warm.lz != nil || NewGraph(warm).view != nil {
 				t.Fatal("the cached graph was used after a change")
 			}
 			now, err := warm.Get(i.ID)
@@ -248,7 +261,7 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := LoadCached(path, cache)
-	if err != nil || !s.Records[0].lazy {
+	if err != nil || !s.Records()[0].lazy {
 		t.Fatalf("an old file of the same size and time was not trusted: err=%v", err)
 	}
 	// Any other time: the checksum finds the change and the file is read.
@@ -256,7 +269,7 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err = LoadCached(path, cache)
-	if err != nil || s.Records[0].lazy {
+	if err != nil || s.Records()[0].lazy {
 		t.Fatalf("a file with another time was trusted: err=%v", err)
 	}
 	if iss, _ := s.Get("g-0"); iss != nil && iss.Title == "issue 0" {
@@ -271,7 +284,7 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err = LoadCached(path, cache)
-	if err != nil || !s.Records[0].lazy {
+	if err != nil || !s.Records()[0].lazy {
 		t.Fatalf("a racy cache whose checksum matches was not used: err=%v", err)
 	}
 }
@@ -291,8 +304,14 @@ func compareGraphs(t *testing.T, gc, gw *Graph) int {
 		return out
 	}
 	blocked := 0
-	for k, ci := range gc.issues {
-		wi := gw.issues[k]
+	for k := range gc.issues {
+		ci, wi := gc.at(k), gw.at(k)
+		if (ci == nil) != (wi == nil) {
+			t.Fatalf("record %d: live %v from the file, %v from the cache", k, ci != nil, wi != nil)
+		}
+		if ci == nil {
+			continue
+		}
 		if ci.ID != wi.ID {
 			t.Fatalf("issue %d: %s from the file, %s from the cache", k, ci.ID, wi.ID)
 		}
@@ -311,6 +330,9 @@ func compareGraphs(t *testing.T, gc, gw *Graph) int {
 		}
 		if !slices.Equal(ids(gc.Children(ci.ID)), ids(gw.Children(wi.ID))) {
 			t.Errorf("%s: children %v, from the cache %v", ci.ID, ids(gc.Children(ci.ID)), ids(gw.Children(wi.ID)))
+		}
+		if !slices.Equal(ids(gc.Dependents(ci.ID)), ids(gw.Dependents(wi.ID))) {
+			t.Errorf("%s: dependents %v, from the cache %v", ci.ID, ids(gc.Dependents(ci.ID)), ids(gw.Dependents(wi.ID)))
 		}
 		p1, p2 := gc.Parent(ci), gw.Parent(wi)
 		if (p1 == nil) != (p2 == nil) || p1 != nil && p1.ID != p2.ID {
@@ -400,7 +422,7 @@ func cacheGraphAfterWrites(t *testing.T, data []byte, reuse bool) {
 			t.Fatal(err)
 		}
 		warm, err := LoadCached(path, cache)
-		if err != nil || warm.graph == nil {
+		if err != nil || warm.lz == nil {
 			t.Fatalf("step %d (%s): the cache Save wrote was not used: %v", step, op, err)
 		}
 		data, _ := os.ReadFile(path)

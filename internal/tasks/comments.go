@@ -18,7 +18,7 @@ import (
 // which gets a UUID as bd would write.
 func (s *Store) nextCommentID() (next int64, numeric bool) {
 	uuids := false
-	for _, r := range s.Records {
+	for _, r := range s.Records() {
 		if r.Issue == nil || r.Issue.Comments == 0 {
 			continue
 		}

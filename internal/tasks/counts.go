@@ -19,7 +19,7 @@ const (
 func (s *Store) refreshCounts() {
 	var touched []*Record
 	affected := map[string]bool{}
-	for _, r := range s.Records {
+	for _, r := range s.Records() {
 		if !r.dirty || r.Issue == nil {
 			continue
 		}
@@ -43,7 +43,7 @@ func (s *Store) refreshCounts() {
 		return
 	}
 	for id := range affected {
-		if iss := s.byID[id]; iss != nil && iss.rec != nil && !iss.rec.dirty {
+		if iss := s.lookup(id); iss != nil && iss.rec != nil && !iss.rec.dirty {
 			touched = append(touched, iss.rec)
 		}
 	}
@@ -71,7 +71,7 @@ func (s *Store) refreshCounts() {
 // blocksDependents counts, per id, the issues with a "blocks" edge to it.
 func (s *Store) blocksDependents() map[string]int {
 	n := map[string]int{}
-	for _, r := range s.Records {
+	for _, r := range s.Records() {
 		if r.Kind != KindIssue || r.Issue == nil {
 			continue
 		}

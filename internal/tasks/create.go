@@ -227,7 +227,7 @@ func (s *Store) Create(n NewIssue, prefix string, who Actor, now time.Time) (*Is
 			}
 		}
 	}
-	return s.byID[id], nil
+	return s.lookup(id), nil
 }
 
 // checkExplicitID vets an id create was given: a well-formed bd id with

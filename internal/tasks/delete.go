@@ -147,8 +147,8 @@ func (s *Store) Delete(p *DeletePlan, now time.Time) error {
 			return err
 		}
 	}
-	s.gen++
-	s.Records = slices.DeleteFunc(s.Records, func(r *Record) bool {
+	s.full()
+	s.records = slices.DeleteFunc(s.records, func(r *Record) bool {
 		return r.Kind == KindIssue && r.Issue != nil && gone[r.Issue.ID]
 	})
 	for id := range gone {

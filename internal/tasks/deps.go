@@ -98,7 +98,8 @@ func (s *Store) pathBetween(a, b string) []string {
 			}
 			return path
 		}
-		iss, ok := s.byID[cur]
+		iss := s.lookup(cur)
+		ok := iss != nil
 		if !ok {
 			continue
 		}

@@ -18,13 +18,13 @@ func ChangedIDs(before, after []byte) ([]string, error) {
 		return nil, err
 	}
 	old := map[string][]byte{}
-	for _, r := range b.Records {
+	for _, r := range b.Records() {
 		if r.Issue != nil {
 			old[r.Issue.ID] = r.encode()
 		}
 	}
 	var ids []string
-	for _, r := range a.Records {
+	for _, r := range a.Records() {
 		if r.Issue == nil {
 			continue
 		}

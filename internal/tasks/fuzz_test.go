@@ -30,8 +30,8 @@ func nonBlankLines(data []byte) []int {
 }
 
 func encodings(s *Store) []string {
-	out := make([]string, len(s.Records))
-	for i, r := range s.Records {
+	out := make([]string, len(s.Records()))
+	for i, r := range s.Records() {
 		out[i] = string(r.encode())
 	}
 	slices.Sort(out)
@@ -65,8 +65,8 @@ func FuzzParseRender(f *testing.F) {
 			}
 			return
 		}
-		if len(s.Records) != len(lines) {
-			t.Fatalf("%d records from %d non-blank lines", len(s.Records), len(lines))
+		if len(s.Records()) != len(lines) {
+			t.Fatalf("%d records from %d non-blank lines", len(s.Records()), len(lines))
 		}
 		out := s.Bytes()
 		s2, err := Parse(out)
@@ -80,7 +80,7 @@ func FuzzParseRender(f *testing.F) {
 			t.Fatalf("render not stable:\n%q\n%q", out, again)
 		}
 		// Re-encode every record, as a save after an edit does.
-		for _, r := range s2.Records {
+		for _, r := range s2.Records() {
 			r.dirty = true
 		}
 		canon := s2.Bytes()
@@ -88,11 +88,11 @@ func FuzzParseRender(f *testing.F) {
 		if err != nil {
 			t.Fatalf("canonical file does not parse: %v\n%q", err, canon)
 		}
-		if len(s3.Records) != len(s.Records) {
-			t.Fatalf("canonical file has %d records, want %d", len(s3.Records), len(s.Records))
+		if len(s3.Records()) != len(s.Records()) {
+			t.Fatalf("canonical file has %d records, want %d", len(s3.Records()), len(s.Records()))
 		}
-		for i, r := range s3.Records {
-			if (r.Issue == nil) != (s2.Records[i].Issue == nil) || r.Kind != s2.Records[i].Kind {
+		for i, r := range s3.Records() {
+			if (r.Issue == nil) != (s2.Records()[i].Issue == nil) || r.Kind != s2.Records()[i].Kind {
 				t.Fatalf("record %d changed kind in the canonical encoding", i+1)
 			}
 			r.dirty = true
@@ -153,7 +153,7 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("Merge: %v", err)
 		}
 		m := mergedRecords(t, res.Data)
-		for _, ro := range o.Records {
+		for _, ro := range o.Records() {
 			if ro.Issue == nil {
 				continue
 			}

@@ -13,135 +13,195 @@ var excludedReadyTypes = []string{"merge-request", "gate", "molecule", "message"
 
 // Graph is the dependency graph of a store's live issues with the blocked
 // state computed as bd v1.0.5 does (BEADS.md §6.1). Per-issue data sits in
-// slices indexed by the issue's position, so building the graph of 10,000
-// issues costs one map lookup per edge.
+// slices indexed by the issue's record (its line among the store's
+// records: Issue.idx), so building the graph of 10,000 issues costs one
+// map lookup per edge.
+//
+// Over a store opened from the cache and not changed since, the graph is
+// the cache's: nothing is computed, and each issue is read from the cache
+// when it is first asked for, so a command that needs a few issues (show,
+// ready) touches only those.
 type Graph struct {
-	Store    *Store
-	issues   []*Issue
-	parents  [][]*Issue // parents[i.idx]: targets of i's parent-child edges
-	children [][]*Issue // children[i.idx]: issues with a parent-child edge to i
-	blocksIn []int32    // incoming blocks edges
-	allIn    []int32    // incoming edges of any type
-	blocked  [][]string // blocked_by ids; nil when not blocked
+	Store *Store
+	// issues[k] is record k's live issue, nil for other records (and,
+	// over the cache, for issues not read yet).
+	issues []*Issue
+	// Computed graphs (view == nil) hold the edges by record:
+	parents  [][]int32 // targets of k's parent-child edges
+	children [][]int32 // records with a parent-child edge to k
+	in       [][]int32 // records with any edge to k, each once
+	blocksIn []int32   // incoming blocks edges
+	allIn    []int32   // incoming edges of any type
+	blocked  [][]string
+	// view is the cache the graph is read from, or nil.
+	view *cacheView
 }
 
-// graphData is a graph as the cache holds it, for the store decoded from
-// it: recs is the record list it was computed for.
-type graphData struct {
-	recs              []*Record
-	orig              []*Issue // each record's issue as decoded (nil: none)
-	gen               int
-	waits             bool // a waits-for edge: a status change can gate others
-	issues            []*Issue
-	parents, children [][]*Issue
-	blocksIn, allIn   []int32
-	blocked           [][]string
-}
-
-// cachedGraph returns the graph the cache held if the store is still the
-// one it was computed for.
-func (s *Store) cachedGraph() *Graph {
-	gd := s.graph
-	if gd == nil || gd.gen != s.gen || len(gd.recs) != len(s.Records) || len(s.Records) > 0 && &gd.recs[0] != &s.Records[0] {
-		return nil
+// NewGraph builds the graph of s, or opens the cache's when s was opened
+// from the cache and has not changed.
+func NewGraph(s *Store) *Graph {
+	if s.lz != nil {
+		return &Graph{Store: s, issues: make([]*Issue, s.lz.v.nRecs), view: s.lz.v}
 	}
-	for _, r := range s.Records {
-		if r.dirty {
-			return nil
+	n := len(s.records)
+	g := &Graph{Store: s, issues: make([]*Issue, n), parents: make([][]int32, n), children: make([][]int32, n),
+		in: make([][]int32, n), blocksIn: make([]int32, n), allIn: make([]int32, n), blocked: make([][]string, n)}
+	for k, r := range s.records {
+		if r.Issue != nil {
+			r.Issue.idx = k
+			if r.Kind == KindIssue {
+				g.issues[k] = r.Issue
+			}
 		}
 	}
-	for i, iss := range gd.issues {
-		iss.idx = i
+	for k, iss := range g.issues {
+		if iss != nil {
+			g.addEdges(k, iss)
+		}
 	}
-	return &Graph{Store: s, issues: gd.issues, parents: gd.parents, children: gd.children,
-		blocksIn: gd.blocksIn, allIn: gd.allIn, blocked: gd.blocked}
+	direct := make([][]string, n)
+	for k, iss := range g.issues {
+		if iss != nil {
+			direct[k] = g.directBlockers(iss)
+		}
+	}
+	// Blocked-ness is inherited down parent-child edges, transitively.
+	state := make([]int8, n) // 0 unknown, 1 visiting, 2 done
+	var visit func(k int) bool
+	visit = func(k int) bool {
+		switch state[k] {
+		case 1:
+			return false // a parent cycle: no inheritance around it
+		case 2:
+			return g.blocked[k] != nil
+		}
+		state[k] = 1
+		iss := g.issues[k]
+		if !canBeBlocked(iss) {
+			state[k] = 2
+			return false
+		}
+		by := direct[k]
+		var viaParent []string
+		for _, p := range g.parents[k] {
+			if visit(int(p)) {
+				viaParent = append(viaParent, g.issues[p].ID)
+			}
+		}
+		if len(by) == 0 {
+			by = viaParent
+		}
+		state[k] = 2
+		if len(by) > 0 {
+			g.blocked[k] = by
+			return true
+		}
+		return false
+	}
+	for k, iss := range g.issues {
+		if iss != nil {
+			visit(k)
+		}
+	}
+	return g
 }
 
-// reuseGraph returns the graph of s built from the cache's graph when the
-// changes since loading cannot have changed it: no record was removed or
-// replaced, every changed issue kept its edges and its closed, pinned or
-// other status, and no waits-for edge exists (a gate watches statuses).
-// Issues appended since are added to it. nil means build the graph anew.
+// addEdges records the edges of iss, the live issue of record k, on their
+// live targets.
+func (g *Graph) addEdges(k int, iss *Issue) {
+	for _, d := range iss.Deps {
+		t := g.Store.live(d.DependsOnID)
+		if !g.node(t) {
+			continue
+		}
+		g.allIn[t.idx]++
+		if in := g.in[t.idx]; len(in) == 0 || in[len(in)-1] != int32(k) {
+			g.in[t.idx] = append(in, int32(k))
+		}
+		switch d.Type {
+		case DepBlocks:
+			g.blocksIn[t.idx]++
+		case DepParentChild:
+			g.parents[k] = append(g.parents[k], int32(t.idx))
+			g.children[t.idx] = append(g.children[t.idx], int32(k))
+		}
+	}
+}
+
+// reuseGraph returns the graph of s, changed since it was opened from the
+// cache, built from the cache's graph when the changes cannot have
+// changed it: no record was removed or replaced, every changed issue kept
+// its edges and its closed, pinned or other status, and no waits-for edge
+// exists (a gate watches statuses). Issues appended since are added to
+// it. nil means build the graph anew.
 func (s *Store) reuseGraph() *Graph {
-	gd := s.graph
-	if gd == nil || gd.waits || len(s.Records) < len(gd.recs) {
+	b := s.base
+	if b == nil || b.v.waits() || len(s.records) < len(b.recs) {
 		return nil
 	}
-	for k, r := range s.Records[:len(gd.recs)] {
-		if r != gd.recs[k] || !sameShape(gd.orig[k], r.Issue) {
+	for k, r := range s.records[:len(b.recs)] {
+		if r != b.recs[k] || !sameShape(b.issues[k], r.Issue) {
 			return nil
 		}
 	}
-	for _, r := range s.Records[len(gd.recs):] {
+	for _, r := range s.records[len(b.recs):] {
 		if r.Issue != nil && r.Kind != KindIssue {
 			return nil
 		}
 	}
-	for i, iss := range gd.issues {
-		iss.idx = i
-	}
-	n := len(gd.issues)
-	g := &Graph{Store: s, issues: make([]*Issue, 0, n+len(s.Records)-len(gd.recs)),
-		blocksIn: slices.Clone(gd.blocksIn), allIn: slices.Clone(gd.allIn), blocked: slices.Clone(gd.blocked),
-		parents: make([][]*Issue, n), children: make([][]*Issue, n)}
-	for _, r := range s.Records {
-		if r.Kind == KindIssue {
-			r.Issue.idx = len(g.issues)
-			g.issues = append(g.issues, r.Issue)
+	n, nb := len(s.records), len(b.recs)
+	g := &Graph{Store: s, issues: make([]*Issue, n), parents: make([][]int32, n), children: make([][]int32, n),
+		in: make([][]int32, n), blocksIn: make([]int32, n), allIn: make([]int32, n), blocked: make([][]string, n)}
+	for k, r := range s.records {
+		if r.Issue != nil {
+			r.Issue.idx = k
+			if r.Kind == KindIssue {
+				g.issues[k] = r.Issue
+			}
 		}
 	}
-	// The lists point to the decoded issues; map them to the current ones.
-	remap := func(list []*Issue) []*Issue {
-		if len(list) == 0 {
-			return nil
+	v := b.v
+	for k := range nb {
+		if g.issues[k] == nil {
+			continue
 		}
-		out := make([]*Issue, len(list))
-		for j, p := range list {
-			out[j] = g.issues[p.idx]
-		}
-		return out
-	}
-	for i := range n {
-		g.parents[i], g.children[i] = remap(gd.parents[i]), remap(gd.children[i])
+		g.parents[k], g.children[k], g.in[k] = v.list(k, eParents), v.list(k, eChildren), v.list(k, eIn)
+		g.blocksIn[k], g.allIn[k] = v.counts(k)
+		g.blocked[k] = v.blockedBy(k)
 	}
 	// Appended issues: nothing depends on them yet, so only their own
-	// state and their targets' counts and children change.
-	for _, iss := range g.issues[n:] {
-		g.parents = append(g.parents, nil)
-		g.children = append(g.children, nil)
-		g.blocksIn = append(g.blocksIn, 0)
-		g.allIn = append(g.allIn, 0)
-		g.blocked = append(g.blocked, nil)
+	// state and their targets' counts and lists change.
+	for k := nb; k < n; k++ {
+		iss := g.issues[k]
+		if iss == nil {
+			continue
+		}
 		for _, d := range iss.Deps {
-			t := s.live(d.DependsOnID)
-			if t == nil || !g.node(t) {
-				continue
-			}
-			if t.idx >= n {
+			if t := s.live(d.DependsOnID); g.node(t) && t.idx >= nb {
 				return nil // on another new issue, whose state is not known yet
 			}
-			g.allIn[t.idx]++
-			switch d.Type {
-			case DepBlocks:
-				g.blocksIn[t.idx]++
-			case DepParentChild:
-				g.parents[iss.idx] = append(g.parents[iss.idx], t)
-				g.children[t.idx] = append(slices.Clip(g.children[t.idx]), iss)
+		}
+		for _, list := range [][][]int32{g.children, g.in} {
+			for _, d := range iss.Deps {
+				if t := s.live(d.DependsOnID); g.node(t) {
+					list[t.idx] = slices.Clip(list[t.idx])
+				}
 			}
 		}
+		g.addEdges(k, iss)
 		if !canBeBlocked(iss) {
 			continue
 		}
 		by := g.directBlockers(iss)
 		if len(by) == 0 {
-			for _, p := range g.parents[iss.idx] {
-				if g.blocked[p.idx] != nil {
-					by = append(by, p.ID)
+			for _, p := range g.parents[k] {
+				if g.blocked[p] != nil {
+					by = append(by, g.issues[p].ID)
 				}
 			}
 		}
 		if len(by) > 0 {
-			g.blocked[iss.idx] = by
+			g.blocked[k] = by
 		}
 	}
 	return g
@@ -170,88 +230,69 @@ func sameShape(old, cur *Issue) bool {
 	return old.ID == cur.ID && class(old.Status) == class(cur.Status) && slices.Equal(old.Deps, cur.Deps)
 }
 
-// NewGraph builds the graph of s (or takes it from the cache s was loaded
-// from, when s has not changed since).
-func NewGraph(s *Store) *Graph {
-	if g := s.cachedGraph(); g != nil {
-		return g
+// at returns record k's live issue, or nil.
+func (g *Graph) at(k int) *Issue {
+	if k < 0 || k >= len(g.issues) {
+		return nil
 	}
-	issues := s.Issues()
-	n := len(issues)
-	g := &Graph{
-		Store:    s,
-		issues:   issues,
-		parents:  make([][]*Issue, n),
-		children: make([][]*Issue, n),
-		blocksIn: make([]int32, n),
-		allIn:    make([]int32, n),
-		blocked:  make([][]string, n),
-	}
-	for i, iss := range issues {
-		iss.idx = i
-	}
-	for _, iss := range issues {
-		for _, d := range iss.Deps {
-			t := s.live(d.DependsOnID)
-			if t == nil {
-				continue
-			}
-			g.allIn[t.idx]++
-			switch d.Type {
-			case DepBlocks:
-				g.blocksIn[t.idx]++
-			case DepParentChild:
-				g.parents[iss.idx] = append(g.parents[iss.idx], t)
-				g.children[t.idx] = append(g.children[t.idx], iss)
-			}
+	if g.issues[k] == nil && g.view != nil {
+		if r := g.Store.recordAt(k); r.Kind == KindIssue {
+			g.issues[k] = r.Issue
 		}
 	}
-	direct := make([][]string, n)
-	for _, iss := range issues {
-		direct[iss.idx] = g.directBlockers(iss)
-	}
-	// Blocked-ness is inherited down parent-child edges, transitively.
-	state := make([]int8, n) // 0 unknown, 1 visiting, 2 done
-	var visit func(*Issue) bool
-	visit = func(iss *Issue) bool {
-		switch state[iss.idx] {
-		case 1:
-			return false // a parent cycle: no inheritance around it
-		case 2:
-			return g.blocked[iss.idx] != nil
-		}
-		state[iss.idx] = 1
-		if !canBeBlocked(iss) {
-			state[iss.idx] = 2
-			return false
-		}
-		by := direct[iss.idx]
-		var viaParent []string
-		for _, p := range g.parents[iss.idx] {
-			if visit(p) {
-				viaParent = append(viaParent, p.ID)
-			}
-		}
-		if len(by) == 0 {
-			by = viaParent
-		}
-		state[iss.idx] = 2
-		if len(by) > 0 {
-			g.blocked[iss.idx] = by
-			return true
-		}
-		return false
-	}
-	for _, iss := range issues {
-		visit(iss)
-	}
-	return g
+	return g.issues[k]
 }
 
 // node reports whether iss belongs to this graph (it may be a tombstone or
 // come from another store).
 func (g *Graph) node(iss *Issue) bool {
-	return iss != nil && iss.idx < len(g.issues) && g.issues[iss.idx] == iss
+	return iss != nil && iss.idx < len(g.issues) && g.at(iss.idx) == iss
+}
+
+func (g *Graph) parentsOf(k int) []int32 {
+	if g.view != nil {
+		return g.view.list(k, eParents)
+	}
+	return g.parents[k]
+}
+
+func (g *Graph) childrenOf(k int) []int32 {
+	if g.view != nil {
+		return g.view.list(k, eChildren)
+	}
+	return g.children[k]
+}
+
+func (g *Graph) inOf(k int) []int32 {
+	if g.view != nil {
+		return g.view.list(k, eIn)
+	}
+	return g.in[k]
+}
+
+func (g *Graph) blockedOf(k int) []string {
+	if g.view != nil {
+		return g.view.blockedBy(k)
+	}
+	return g.blocked[k]
+}
+
+func (g *Graph) countsOf(k int) (blocksIn, allIn int32) {
+	if g.view != nil {
+		return g.view.counts(k)
+	}
+	return g.blocksIn[k], g.allIn[k]
+}
+
+// issuesAt returns the live issues of records ks.
+func (g *Graph) issuesAt(ks []int32) []*Issue {
+	var out []*Issue
+	for _, k := range ks {
+		if iss := g.at(int(k)); iss != nil {
+			out = append(out, iss)
+		}
+	}
+	return out
 }
 
 // canBeBlocked: closed and pinned issues are never blocked.
@@ -328,7 +369,7 @@ func (g *Graph) gateUnmet(spawner, gate string) bool {
 
 // IsBlocked reports whether iss is blocked.
 func (g *Graph) IsBlocked(iss *Issue) bool {
-	return g.node(iss) && g.blocked[iss.idx] != nil
+	return g.node(iss) && g.blockedOf(iss.idx) != nil
 }
 
 // BlockedBy returns the ids blocking iss: its direct blockers, or the
@@ -337,13 +378,16 @@ func (g *Graph) BlockedBy(iss *Issue) []string {
 	if !g.node(iss) {
 		return nil
 	}
-	return g.blocked[iss.idx]
+	return g.blockedOf(iss.idx)
 }
 
 // Parent returns the first parent-child target of iss, or nil.
 func (g *Graph) Parent(iss *Issue) *Issue {
-	if g.node(iss) && len(g.parents[iss.idx]) > 0 {
-		return g.parents[iss.idx][0]
+	if !g.node(iss) {
+		return nil
+	}
+	if ps := g.parentsOf(iss.idx); len(ps) > 0 {
+		return g.at(int(ps[0]))
 	}
 	return nil
 }
@@ -351,7 +395,7 @@ func (g *Graph) Parent(iss *Issue) *Issue {
 // Children returns the issues with a parent-child edge to id.
 func (g *Graph) Children(id string) []*Issue {
 	if t := g.Store.live(id); g.node(t) {
-		return g.children[t.idx]
+		return g.issuesAt(g.childrenOf(t.idx))
 	}
 	return nil
 }
@@ -368,7 +412,8 @@ func (g *Graph) BlocksCounts(iss *Issue) (out, in int) {
 	if !g.node(iss) {
 		return out, 0
 	}
-	return out, int(g.blocksIn[iss.idx])
+	b, _ := g.countsOf(iss.idx)
+	return out, int(b)
 }
 
 // AllCounts returns the numbers of outgoing and incoming edges of every
@@ -377,17 +422,39 @@ func (g *Graph) AllCounts(iss *Issue) (out, in int) {
 	if !g.node(iss) {
 		return len(iss.Deps), 0
 	}
-	return len(iss.Deps), int(g.allIn[iss.idx])
+	_, a := g.countsOf(iss.idx)
+	return len(iss.Deps), int(a)
 }
 
 // Dependents returns the issues with an edge to id, in store order.
 func (g *Graph) Dependents(id string) []*Issue {
-	var out []*Issue
+	if t := g.Store.live(id); g.node(t) {
+		return g.issuesAt(g.inOf(t.idx))
+	}
+	var out []*Issue // edges to an id that is not a live issue
 	for _, iss := range g.Store.Issues() {
 		for _, d := range iss.Deps {
 			if d.DependsOnID == id {
 				out = append(out, iss)
 				break
+			}
+		}
+	}
+	return out
+}
+
+// candidates returns the live issues in store order; over the cache, only
+// those whose entry passes keep (a test that never drops an issue the
+// caller would take), read from the cache one by one.
+func (g *Graph) candidates(keep func(v *cacheView, k int) bool) []*Issue {
+	if g.view == nil || g.Store.lz == nil {
+		return g.Store.Issues()
+	}
+	var out []*Issue
+	for k := range g.view.nRecs {
+		if keep(g.view, k) {
+			if iss := g.at(k); iss != nil {
+				out = append(out, iss)
 			}
 		}
 	}
@@ -420,7 +487,7 @@ func (g *Graph) Ready(f ReadyFilter, now time.Time) ([]*Issue, int) {
 		within = g.descendants(f.Parent)
 	}
 	var out []*Issue
-	for _, iss := range g.Store.Issues() {
+	for _, iss := range g.candidates(func(v *cacheView, k int) bool { return v.maybeReady(k) }) {
 		if !g.isReady(iss, f, now) {
 			continue
 		}
@@ -456,8 +523,8 @@ func (g *Graph) isReady(iss *Issue, f ReadyFilter, now time.Time) bool {
 	case g.IsBlocked(iss):
 		return false
 	}
-	for _, p := range g.parents[iss.idx] {
-		if !p.DeferUntil.IsZero() && p.DeferUntil.After(now) {
+	for _, k := range g.parentsOf(iss.idx) {
+		if p := g.at(int(k)); p != nil && !p.DeferUntil.IsZero() && p.DeferUntil.After(now) {
 			return false
 		}
 	}
@@ -500,7 +567,7 @@ func (g *Graph) descendants(id string) map[*Issue]bool {
 // first, then id.
 func (g *Graph) Blocked() []*Issue {
 	var out []*Issue
-	for _, iss := range g.Store.Issues() {
+	for _, iss := range g.candidates(func(v *cacheView, k int) bool { return v.isBlocked(k) }) {
 		if g.IsBlocked(iss) {
 			out = append(out, iss)
 		}

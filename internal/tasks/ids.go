@@ -59,6 +59,7 @@ func hashID(prefix, title, desc, actor string, created time.Time, nonce, l int) 
 // newID mints a top-level id that no record uses: nonces 0–9 at the
 // adaptive length, then longer ids up to 8 characters.
 func (s *Store) newID(prefix, title, desc, actor string, created time.Time) (string, error) {
+	s.full()
 	top := 0
 	for id := range s.byID {
 		if strings.HasPrefix(id, prefix+"-") && !strings.Contains(id[len(prefix)+1:], ".") {
@@ -82,6 +83,7 @@ func (s *Store) childID(parent string) (string, error) {
 	if strings.Count(parent, ".") >= maxChildDepth {
 		return "", fmt.Errorf("issue %q is already %d levels deep; bd allows at most %d", parent, maxChildDepth, maxChildDepth)
 	}
+	s.full()
 	next := 1
 	for id := range s.byID {
 		rest, ok := strings.CutPrefix(id, parent+".")

@@ -79,7 +79,7 @@ func Merge(base, ours, theirs []byte) (*MergeResult, error) {
 			continue
 		}
 		if merged != nil {
-			out.Records = append(out.Records, merged)
+			out.records = append(out.records, merged)
 			if merged.Issue != nil {
 				res.Issues++
 			}
@@ -99,9 +99,10 @@ type recordIndex struct {
 // ("2", the line and its occurrence number), so that a line repeated in a
 // version is merged as many times as it is there.
 func index(s *Store) recordIndex {
-	x := recordIndex{recs: make(map[string]*Record, len(s.Records)), order: make([]string, 0, len(s.Records))}
+	recs := s.Records()
+	x := recordIndex{recs: make(map[string]*Record, len(recs)), order: make([]string, 0, len(recs))}
 	count := map[string]int{}
-	for _, r := range s.Records {
+	for _, r := range recs {
 		var k string
 		if r.Issue != nil {
 			k = "1" + r.Issue.ID

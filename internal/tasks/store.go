@@ -19,8 +19,12 @@ import (
 // Store is the content of an issues.jsonl file: every record in file
 // order and an index of the issues by id.
 type Store struct {
-	Records []*Record
+	// records and byID hold every record once read; a store opened from
+	// the cache reads them on demand (lz) until full() reads them all.
+	records []*Record
 	byID    map[string]*Issue
+	lz      *lazyRecords
+	base    *cacheBase
 	// lf is false when the file had CRLF line endings (rewritten as LF).
 	lf bool
 	// bom: the file starts with a UTF-8 byte order mark, which is kept.
@@ -33,10 +37,12 @@ type Store struct {
 	// Redactions lists the secrets the gate replaced (redact mode) in the
 	// writes since the store was loaded, for the front-end to report.
 	Redactions []secrets.Redaction
-	// graph is the graph the cache held, valid while gen is unchanged and
-	// no record is dirty; gen counts the changes to the record list.
-	graph *graphData
-	gen   int
+}
+
+// Records returns every record in file order.
+func (s *Store) Records() []*Record {
+	s.full()
+	return s.records
 }
 
 // Load reads path. A missing file is an empty store. A line that cannot
@@ -96,7 +102,7 @@ func Parse(data []byte) (*Store, error) {
 			}
 			s.byID[r.Issue.ID] = r.Issue
 		}
-		s.Records = append(s.Records, r)
+		s.records = append(s.records, r)
 	}
 	return s, nil
 }
@@ -153,7 +159,7 @@ func (s *Store) Get(id string) (*Issue, error) {
 
 // live returns the live issue with id, or nil.
 func (s *Store) live(id string) *Issue {
-	if iss := s.byID[id]; iss != nil && iss.Status != StatusTombstone {
+	if iss := s.lookup(id); iss != nil && iss.Status != StatusTombstone {
 		return iss
 	}
 	return nil
@@ -162,7 +168,7 @@ func (s *Store) live(id string) *Issue {
 // peek returns the live issue with id as loaded, possibly partial: enough
 // for the graph, which must not decode every issue.
 func (s *Store) peek(id string) (*Issue, error) {
-	if iss, ok := s.byID[id]; ok && iss.Status != StatusTombstone {
+	if iss := s.live(id); iss != nil {
 		return iss, nil
 	}
 	return nil, &NotFoundError{ID: id}
@@ -170,14 +176,14 @@ func (s *Store) peek(id string) (*Issue, error) {
 
 // exists reports whether any record, tombstones included, has id.
 func (s *Store) exists(id string) bool {
-	_, ok := s.byID[id]
-	return ok
+	return s.lookup(id) != nil
 }
 
 // Issues returns the live issues in file order.
 func (s *Store) Issues() []*Issue {
-	out := make([]*Issue, 0, len(s.Records))
-	for _, r := range s.Records {
+	s.full()
+	out := make([]*Issue, 0, len(s.records))
+	for _, r := range s.records {
 		if r.Kind == KindIssue {
 			out = append(out, r.Issue)
 		}
@@ -187,8 +193,8 @@ func (s *Store) Issues() []*Issue {
 
 // add appends a new record.
 func (s *Store) add(r *Record) {
-	s.gen++
-	s.Records = append(s.Records, r)
+	s.full()
+	s.records = append(s.records, r)
 	if r.Issue != nil {
 		s.byID[r.Issue.ID] = r.Issue
 	}
@@ -196,11 +202,11 @@ func (s *Store) add(r *Record) {
 
 // refresh re-reads the typed view of a changed record.
 func (s *Store) refresh(r *Record) error {
+	s.full()
 	iss, err := decodeIssue(r)
 	if err != nil {
 		return err
 	}
-	s.gen++
 	r.Issue = iss
 	s.byID[iss.ID] = iss
 	return nil
@@ -216,7 +222,7 @@ func (s *Store) Bytes() []byte {
 	if s.bom {
 		b.Write(utf8BOM)
 	}
-	for _, r := range s.Records {
+	for _, r := range s.Records() {
 		b.Write(r.encode())
 		b.WriteByte('\n')
 	}
@@ -228,8 +234,9 @@ func (s *Store) Bytes() []byte {
 // the bytes they were read from, so saving a large file builds no second
 // copy of it in memory. Afterwards each record holds its written line.
 func (s *Store) Save(path string) error {
+	s.full()
 	s.refreshCounts()
-	recs := s.Records
+	recs := s.records
 	lines := make([][]byte, len(recs))
 	crc := crc32.New(castagnoli)
 	size := 0
@@ -253,11 +260,10 @@ func (s *Store) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	s.gen++
 	for i, r := range recs {
 		r.raw, r.dirty, r.Line = lines[i], false, i+1
 	}
-	s.Records = recs
+	s.records = recs
 	if fi, err := os.Stat(path); err == nil {
 		s.writeCache(size, crc.Sum32(), fi)
 	}
