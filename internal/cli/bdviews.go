@@ -58,19 +58,22 @@ func runCount(ctx context.Context, env *Env, opts countOptions) error {
 	if err != nil {
 		return err
 	}
-	issues := filter.Select(t.store, tasks.NewGraph(t.store), t.store.Issues())
+	group := ""
+	if len(by) > 0 {
+		group = strings.TrimPrefix(by[0], "--by-")
+	}
+	total, groups, err := filter.Count(t.store, tasks.NewGraph(t.store), group)
+	if err != nil {
+		return err
+	}
 	if len(by) == 0 {
 		if opts.json {
 			return writeJSON(env.Out, struct {
 				Count         int `json:"count"`
 				SchemaVersion int `json:"schema_version"`
-			}{len(issues), bdSchemaVersion})
+			}{total, bdSchemaVersion})
 		}
-		_, err := fmt.Fprintln(env.Out, len(issues))
-		return err
-	}
-	groups, err := tasks.CountBy(issues, strings.TrimPrefix(by[0], "--by-"))
-	if err != nil {
+		_, err := fmt.Fprintln(env.Out, total)
 		return err
 	}
 	if opts.json {
@@ -78,9 +81,9 @@ func runCount(ctx context.Context, env *Env, opts countOptions) error {
 			Groups        []tasks.Group `json:"groups"`
 			SchemaVersion int           `json:"schema_version"`
 			Total         int           `json:"total"`
-		}{groups, bdSchemaVersion, len(issues)})
+		}{groups, bdSchemaVersion, total})
 	}
-	fmt.Fprintf(env.Out, "Total: %d\n\n", len(issues))
+	fmt.Fprintf(env.Out, "Total: %d\n\n", total)
 	for _, g := range groups {
 		fmt.Fprintf(env.Out, "%s: %d\n", visibleLine(g.Group), g.Count)
 	}
@@ -141,12 +144,9 @@ func runSearch(ctx context.Context, env *Env, opts searchOptions) error {
 		return err
 	}
 	g := tasks.NewGraph(t.store)
-	pool := t.store.Issues()
-	tasks.SortIssues(pool, tasks.SortPriority, env.Now())
-	out := filter.Select(t.store, g, pool)
-	if opts.limit > 0 && len(out) > opts.limit {
-		env.notef("Showing %d of %d issues (use --limit 0 to see all)", opts.limit, len(out))
-		out = out[:opts.limit]
+	out, total := filter.Find(t.store, g, tasks.SortPriority, env.Now(), opts.limit)
+	if len(out) < total {
+		env.notef("Showing %d of %d issues (use --limit 0 to see all)", len(out), total)
 	}
 	return writeIssueList(env, g, out, opts.json, fmt.Sprintf("No issues found matching %q", opts.query))
 }

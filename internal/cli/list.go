@@ -55,17 +55,20 @@ func runList(ctx context.Context, env *Env, opts listOptions) error {
 			return taskError(err)
 		}
 	}
-	var pool []*tasks.Issue
+	var out []*tasks.Issue
+	total := 0
 	if opts.ready {
-		pool, _ = g.Ready(tasks.ReadyFilter{Sort: tasks.SortPriority}, env.Now())
+		pool, _ := g.Ready(tasks.ReadyFilter{Sort: tasks.SortPriority}, env.Now())
+		out = filter.Select(t.store, g, pool)
+		total = len(out)
+		if opts.limit > 0 && total > opts.limit {
+			out = out[:opts.limit]
+		}
 	} else {
-		pool = t.store.Issues()
-		tasks.SortIssues(pool, tasks.SortPriority, env.Now())
+		out, total = filter.Find(t.store, g, tasks.SortPriority, env.Now(), opts.limit)
 	}
-	out := filter.Select(t.store, g, pool)
-	if opts.limit > 0 && len(out) > opts.limit {
-		env.notef("Showing %d of %d issues (use --limit 0 to see all)", opts.limit, len(out))
-		out = out[:opts.limit]
+	if len(out) < total {
+		env.notef("Showing %d of %d issues (use --limit 0 to see all)", len(out), total)
 	}
 	return writeIssueList(env, g, out, opts.json, "no issues")
 }

@@ -694,6 +694,54 @@ func (s *Store) full() {
 	s.base, s.lz = b, nil
 }
 
+// scan calls fn with each live issue in store order. Over the cache, an
+// issue not read yet is passed as a transient read that the next call
+// reuses: fn must not keep it (its idx names the record, for
+// Graph.at). Nothing is allocated per issue.
+func (s *Store) scan(fn func(iss *Issue)) { s.scanWhere(nil, fn) }
+
+// scanWhere is scan over the entries keep accepts (nil: all); keep must
+// accept every entry fn could want.
+func (s *Store) scanWhere(keep func(v *cacheView, k int) bool, fn func(iss *Issue)) {
+	if s.lz == nil {
+		for _, iss := range s.Issues() {
+			fn(iss)
+		}
+		return
+	}
+	lz := s.lz
+	var recBuf [1]Record
+	var issBuf [1]Issue
+	var labels []string
+	var deps []Dep
+	for k := range lz.v.nRecs {
+		if keep != nil && !keep(lz.v, k) {
+			continue
+		}
+		if r := lz.made[k]; r != nil {
+			if r.Kind == KindIssue {
+				fn(r.Issue)
+			}
+			continue
+		}
+		e := lz.v.entry(k)
+		if Kind(e[eKind]) != KindIssue {
+			continue
+		}
+		nl, nd := int(le.Uint32(e[eLabels+4:])), int(le.Uint32(e[eDeps+4:]))
+		if nl > len(labels) {
+			labels = make([]string, nl*2)
+		}
+		if nd > len(deps) {
+			deps = make([]Dep, nd*2)
+		}
+		sl := slab{recs: recBuf[:], issues: issBuf[:], labels: labels, deps: deps}
+		r := lz.v.fill(k, lz.data, &sl)
+		r.Issue.transient = true
+		fn(r.Issue)
+	}
+}
+
 // lookup returns the issue or tombstone with id, or nil.
 func (s *Store) lookup(id string) *Issue {
 	if s.lz != nil {

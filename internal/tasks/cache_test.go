@@ -201,6 +201,42 @@ func TestCachedGraphIsTheComputedGraph(t *testing.T) {
 			t.Errorf("Ready(%+v): %d %v from the file, %d %v from the cache", f, n1, sortedIDs(r1), n2, sortedIDs(r2))
 		}
 	}
+	// Find and Count over the cache read entries in place: same answers,
+	// same order.
+	filters := map[string]Filter{"default": NewFilter()}
+	for name, set := range map[string]func(*Filter){
+		"all": func(f *Filter) { f.All = true }, "status": func(f *Filter) { f.Statuses = []string{StatusInProgress, StatusBlocked} },
+		"type": func(f *Filter) { f.Type = "bug" }, "label": func(f *Filter) { f.Labels = []string{"backend"} },
+		"no-assignee": func(f *Filter) { f.NoAssignee = true }, "priority": func(f *Filter) { f.PriorityMax = 1 },
+		"title": func(f *Filter) { f.TitleContains = "issue 1" }, "parent": func(f *Filter) { f.Parent = "g-5" },
+		"query": func(f *Filter) { f.Query = "issue 2" },
+	} {
+		f := NewFilter()
+		set(&f)
+		filters[name] = f
+	}
+	for name, f := range filters {
+		for _, policy := range []string{"", SortPriority, SortHybrid} {
+			o1, n1 := f.Find(cold, gc, policy, refNow, 7)
+			o2, n2 := f.Find(warm, gw, policy, refNow, 7)
+			if n1 == 0 && slices.Contains([]string{"default", "all", "status", "type", "priority", "title", "query"}, name) {
+				t.Errorf("Find %s selects nothing: the comparison shows nothing", name)
+			}
+			if n1 != n2 || !slices.Equal(idsOf(o1), idsOf(o2)) {
+				t.Errorf("Find %s %q: %d %v from the file, %d %v from the cache", name, policy, n1, idsOf(o1), n2, idsOf(o2))
+			}
+		}
+		for _, by := range []string{"", "status", "label", "assignee"} {
+			n1, g1, _ := f.Count(cold, gc, by)
+			n2, g2, _ := f.Count(warm, gw, by)
+			if n1 != n2 || !slices.Equal(g1, g2) {
+				t.Errorf("Count %s by %q: %d %v from the file, %d %v from the cache", name, by, n1, g1, n2, g2)
+			}
+		}
+	}
+	if s1, s2 := Count(cold, refNow), Count(warm, refNow); s1 != s2 {
+		t.Errorf("stats: %+v from the file, %+v from the cache", s1, s2)
+	}
 	if b1, b2 := sortedIDs(gc.Blocked()), sortedIDs(gw.Blocked()); !slices.Equal(b1, b2) {
 		t.Errorf("Blocked: %v from the file, %v from the cache", b1, b2)
 	}
@@ -289,19 +325,20 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 	}
 }
 
+func idsOf(list []*Issue) []string {
+	out := []string{}
+	for _, i := range list {
+		out = append(out, i.ID)
+	}
+	return out
+}
+
 // compareGraphs fails t where graph gw (from a cache) differs from gc
 // (computed from the file), and returns how many issues are blocked.
 func compareGraphs(t *testing.T, gc, gw *Graph) int {
 	t.Helper()
 	if len(gc.issues) != len(gw.issues) {
 		t.Fatalf("%d issues from the file, %d from the cache", len(gc.issues), len(gw.issues))
-	}
-	ids := func(list []*Issue) []string {
-		out := []string{}
-		for _, i := range list {
-			out = append(out, i.ID)
-		}
-		return out
 	}
 	blocked := 0
 	for k := range gc.issues {
@@ -328,11 +365,11 @@ func compareGraphs(t *testing.T, gc, gw *Graph) int {
 		if o1 != o2 || i1 != i2 || b1 != b2 || c1 != c2 {
 			t.Errorf("%s: counts %d/%d %d/%d, from the cache %d/%d %d/%d", ci.ID, o1, i1, b1, c1, o2, i2, b2, c2)
 		}
-		if !slices.Equal(ids(gc.Children(ci.ID)), ids(gw.Children(wi.ID))) {
-			t.Errorf("%s: children %v, from the cache %v", ci.ID, ids(gc.Children(ci.ID)), ids(gw.Children(wi.ID)))
+		if !slices.Equal(idsOf(gc.Children(ci.ID)), idsOf(gw.Children(wi.ID))) {
+			t.Errorf("%s: children %v, from the cache %v", ci.ID, idsOf(gc.Children(ci.ID)), idsOf(gw.Children(wi.ID)))
 		}
-		if !slices.Equal(ids(gc.Dependents(ci.ID)), ids(gw.Dependents(wi.ID))) {
-			t.Errorf("%s: dependents %v, from the cache %v", ci.ID, ids(gc.Dependents(ci.ID)), ids(gw.Dependents(wi.ID)))
+		if !slices.Equal(idsOf(gc.Dependents(ci.ID)), idsOf(gw.Dependents(wi.ID))) {
+			t.Errorf("%s: dependents %v, from the cache %v", ci.ID, idsOf(gc.Dependents(ci.ID)), idsOf(gw.Dependents(wi.ID)))
 		}
 		p1, p2 := gc.Parent(ci), gw.Parent(wi)
 		if (p1 == nil) != (p2 == nil) || p1 != nil && p1.ID != p2.ID {

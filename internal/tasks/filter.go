@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func NewFilter() Filter {
 // Select returns the issues of the pool that f matches, in pool order.
 // Filters on text decode the issues they look at (Store.Get).
 func (f Filter) Select(s *Store, g *Graph, pool []*Issue) []*Issue {
-	needsText := f.DescContains != "" || f.NotesContains != "" || f.EmptyDescription || f.Query != ""
+	needsText := f.needsText()
 	var out []*Issue
 	for _, iss := range pool {
 		if !f.matchCheap(g, iss) {
@@ -65,6 +66,73 @@ func (f Filter) Select(s *Store, g *Graph, pool []*Issue) []*Issue {
 		out = append(out, iss)
 	}
 	return out
+}
+
+// needsText reports whether f reads fields the cache does not hold.
+func (f Filter) needsText() bool {
+	return f.DescContains != "" || f.NotesContains != "" || f.EmptyDescription || f.Query != ""
+}
+
+// Find returns the live issues f selects, sorted by policy ("" keeps the
+// store's order), at most limit of them (0: all), and how many there were.
+// Over the cache, only the issues returned are read.
+func (f Filter) Find(s *Store, g *Graph, policy string, now time.Time, limit int) ([]*Issue, int) {
+	if g.view == nil || f.needsText() {
+		pool := s.Issues()
+		if policy != "" {
+			SortIssues(pool, policy, now)
+		}
+		out := f.Select(s, g, pool)
+		total := len(out)
+		if limit > 0 && total > limit {
+			out = out[:limit]
+		}
+		return out, total
+	}
+	var keys []sortKey
+	s.scan(func(iss *Issue) {
+		if f.matchCheap(g, iss) {
+			keys = append(keys, keyOf(iss, iss.idx))
+		}
+	})
+	if policy != "" {
+		sortKeys(keys, policy, now)
+	}
+	total := len(keys)
+	if limit > 0 && total > limit {
+		keys = keys[:limit]
+	}
+	return g.issuesOf(keys), total
+}
+
+// Count returns how many live issues f selects and, with by, how many in
+// each group (CountBy).
+func (f Filter) Count(s *Store, g *Graph, by string) (int, []Group, error) {
+	if by != "" && !slices.Contains(GroupKeys, by) {
+		return 0, nil, fmt.Errorf("cannot group by %q; use one of %v", by, GroupKeys)
+	}
+	n, groups := 0, map[string]int{}
+	count := func(iss *Issue) {
+		n++
+		if by != "" {
+			addToGroups(groups, iss, by)
+		}
+	}
+	if g.view == nil || f.needsText() {
+		for _, iss := range f.Select(s, g, s.Issues()) {
+			count(iss)
+		}
+	} else {
+		s.scan(func(iss *Issue) {
+			if f.matchCheap(g, iss) {
+				count(iss)
+			}
+		})
+	}
+	if by == "" {
+		return n, nil, nil
+	}
+	return n, sortGroups(groups), nil
 }
 
 func (f Filter) matchCheap(g *Graph, iss *Issue) bool {

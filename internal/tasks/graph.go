@@ -246,7 +246,13 @@ func (g *Graph) at(k int) *Issue {
 // node reports whether iss belongs to this graph (it may be a tombstone or
 // come from another store).
 func (g *Graph) node(iss *Issue) bool {
-	return iss != nil && iss.idx < len(g.issues) && g.at(iss.idx) == iss
+	if iss == nil || iss.idx >= len(g.issues) {
+		return false
+	}
+	if iss.transient {
+		return g.view != nil
+	}
+	return g.at(iss.idx) == iss
 }
 
 func (g *Graph) parentsOf(k int) []int32 {
@@ -443,24 +449,6 @@ func (g *Graph) Dependents(id string) []*Issue {
 	return out
 }
 
-// candidates returns the live issues in store order; over the cache, only
-// those whose entry passes keep (a test that never drops an issue the
-// caller would take), read from the cache one by one.
-func (g *Graph) candidates(keep func(v *cacheView, k int) bool) []*Issue {
-	if g.view == nil || g.Store.lz == nil {
-		return g.Store.Issues()
-	}
-	var out []*Issue
-	for k := range g.view.nRecs {
-		if keep(g.view, k) {
-			if iss := g.at(k); iss != nil {
-				out = append(out, iss)
-			}
-		}
-	}
-	return out
-}
-
 // Sort policies for ready.
 const (
 	SortPriority = "priority"
@@ -486,22 +474,40 @@ func (g *Graph) Ready(f ReadyFilter, now time.Time) ([]*Issue, int) {
 	if f.Parent != "" {
 		within = g.descendants(f.Parent)
 	}
-	var out []*Issue
-	for _, iss := range g.candidates(func(v *cacheView, k int) bool { return v.maybeReady(k) }) {
-		if !g.isReady(iss, f, now) {
-			continue
+	var keys []sortKey
+	g.each(func(v *cacheView, k int) bool { return v.maybeReady(k) }, func(iss *Issue) {
+		if g.isReady(iss, f, now) && (within == nil || within[g.at(iss.idx)]) {
+			keys = append(keys, keyOf(iss, iss.idx))
 		}
-		if within != nil && !within[iss] {
-			continue
-		}
-		out = append(out, iss)
+	})
+	sortKeys(keys, f.Sort, now)
+	total := len(keys)
+	if f.Limit > 0 && total > f.Limit {
+		keys = keys[:f.Limit]
 	}
-	SortIssues(out, f.Sort, now)
-	total := len(out)
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[:f.Limit]
+	return g.issuesOf(keys), total
+}
+
+// each calls fn with each live issue of the graph's store, in store
+// order; over the cache, only with those whose entries keep accepts, as
+// transient reads (Store.scan).
+func (g *Graph) each(keep func(v *cacheView, k int) bool, fn func(iss *Issue)) {
+	if g.view != nil {
+		g.Store.scanWhere(keep, fn)
+		return
 	}
-	return out, total
+	for _, iss := range g.Store.Issues() {
+		fn(iss)
+	}
+}
+
+// issuesOf returns the issues the keys name (by record).
+func (g *Graph) issuesOf(keys []sortKey) []*Issue {
+	out := make([]*Issue, len(keys))
+	for i, k := range keys {
+		out[i] = g.at(k.at)
+	}
+	return out
 }
 
 func (g *Graph) isReady(iss *Issue, f ReadyFilter, now time.Time) bool {
@@ -566,14 +572,25 @@ func (g *Graph) descendants(id string) map[*Issue]bool {
 // Blocked returns every blocked issue, sorted by priority, then newest
 // first, then id.
 func (g *Graph) Blocked() []*Issue {
-	var out []*Issue
-	for _, iss := range g.candidates(func(v *cacheView, k int) bool { return v.isBlocked(k) }) {
+	var keys []sortKey
+	g.each(func(v *cacheView, k int) bool { return v.isBlocked(k) }, func(iss *Issue) {
 		if g.IsBlocked(iss) {
-			out = append(out, iss)
+			keys = append(keys, keyOf(iss, iss.idx))
 		}
-	}
-	SortIssues(out, SortPriority, time.Time{})
-	return out
+	})
+	sortKeys(keys, SortPriority, time.Time{})
+	return g.issuesOf(keys)
+}
+
+// countBlocked returns how many issues are blocked.
+func (g *Graph) countBlocked() int {
+	n := 0
+	g.each(func(v *cacheView, k int) bool { return v.isBlocked(k) }, func(iss *Issue) {
+		if g.IsBlocked(iss) {
+			n++
+		}
+	})
+	return n
 }
 
 // SortIssues orders issues by a sort policy: priority (priority, then
@@ -581,32 +598,58 @@ func (g *Graph) Blocked() []*Issue {
 // from the last 48 hours by priority and then oldest first, then older
 // ones oldest first).
 func SortIssues(issues []*Issue, policy string, now time.Time) {
-	byPriority := func(a, b *Issue) int {
-		if a.Priority != b.Priority {
-			return a.Priority - b.Priority
-		}
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
+	keys := make([]sortKey, len(issues))
+	for i, iss := range issues {
+		keys[i] = keyOf(iss, i)
 	}
-	byAge := func(a, b *Issue) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+	sortKeys(keys, policy, now)
+	sorted := make([]*Issue, len(issues))
+	for i, k := range keys {
+		sorted[i] = issues[k.at]
+	}
+	copy(issues, sorted)
+}
+
+// sortKey is what the sort policies read of an issue; at is where it came
+// from.
+type sortKey struct {
+	at       int
+	priority int
+	created  time.Time
+	id       string
+}
+
+func keyOf(iss *Issue, at int) sortKey {
+	return sortKey{at: at, priority: iss.Priority, created: iss.CreatedAt, id: iss.ID}
+}
+
+func sortKeys(keys []sortKey, policy string, now time.Time) {
+	byPriority := func(a, b sortKey) int {
+		if a.priority != b.priority {
+			return a.priority - b.priority
+		}
+		if c := b.created.Compare(a.created); c != 0 {
 			return c
 		}
-		return strings.Compare(a.ID, b.ID)
+		return strings.Compare(a.id, b.id)
+	}
+	byAge := func(a, b sortKey) int {
+		if c := a.created.Compare(b.created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
 	}
 	switch policy {
 	case SortOldest:
-		slices.SortStableFunc(issues, byAge)
+		slices.SortStableFunc(keys, byAge)
 	case SortHybrid:
 		cut := now.Add(-48 * time.Hour)
-		slices.SortStableFunc(issues, func(a, b *Issue) int {
-			ra, rb := a.CreatedAt.After(cut), b.CreatedAt.After(cut)
+		slices.SortStableFunc(keys, func(a, b sortKey) int {
+			ra, rb := a.created.After(cut), b.created.After(cut)
 			switch {
 			case ra && rb: // by priority, then oldest first as bd 1.0.5 does
-				if a.Priority != b.Priority {
-					return a.Priority - b.Priority
+				if a.priority != b.priority {
+					return a.priority - b.priority
 				}
 				return byAge(a, b)
 			case ra:
@@ -617,7 +660,7 @@ func SortIssues(issues []*Issue, policy string, now time.Time) {
 			return byAge(a, b)
 		})
 	default:
-		slices.SortStableFunc(issues, byPriority)
+		slices.SortStableFunc(keys, byPriority)
 	}
 }
 

@@ -65,6 +65,9 @@ type Issue struct {
 	// partial: only the cached fields are set (the text fields are not);
 	// Store.Get completes it.
 	partial bool
+	// transient: a read of record idx from the cache that Store.scan
+	// reuses for the next record; never kept.
+	transient bool
 }
 
 // Record returns the record behind the issue.

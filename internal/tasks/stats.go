@@ -22,7 +22,7 @@ func Count(s *Store, now time.Time) Stats {
 	g := NewGraph(s)
 	var lead time.Duration
 	timed := 0
-	for _, iss := range s.Issues() {
+	s.scan(func(iss *Issue) {
 		st.Total++
 		switch iss.Status {
 		case StatusOpen:
@@ -43,11 +43,11 @@ func Count(s *Store, now time.Time) Stats {
 		if iss.IssueType == "epic" && iss.Status != StatusClosed && allClosed(g.Children(iss.ID)) {
 			st.EpicsEligibleForClosure++
 		}
-	}
+	})
 	if timed > 0 {
 		st.AverageLeadTimeHours = lead.Hours() / float64(timed)
 	}
-	st.Blocked = len(g.Blocked())
+	st.Blocked = g.countBlocked()
 	_, st.Ready = g.Ready(ReadyFilter{Limit: 1}, now)
 	return st
 }

@@ -22,34 +22,45 @@ var GroupKeys = []string{"status", "priority", "type", "assignee", "label"}
 // its labels, "(no labels)" for none), as bd count does; the groups are
 // sorted by name.
 func CountBy(issues []*Issue, by string) ([]Group, error) {
+	if !slices.Contains(GroupKeys, by) {
+		return nil, fmt.Errorf("cannot group by %q; use one of %v", by, GroupKeys)
+	}
 	n := map[string]int{}
 	for _, iss := range issues {
-		switch by {
-		case "status":
-			n[iss.Status]++
-		case "priority":
-			n["P"+strconv.Itoa(iss.Priority)]++
-		case "type":
-			n[iss.IssueType]++
-		case "assignee":
-			n[cmp.Or(iss.Assignee, "(unassigned)")]++
-		case "label":
-			if len(iss.Labels) == 0 {
-				n["(no labels)"]++
-			}
-			for _, l := range iss.Labels {
-				n[l]++
-			}
-		default:
-			return nil, fmt.Errorf("cannot group by %q; use one of %v", by, GroupKeys)
+		addToGroups(n, iss, by)
+	}
+	return sortGroups(n), nil
+}
+
+// addToGroups counts iss in its groups by one of GroupKeys.
+func addToGroups(n map[string]int, iss *Issue, by string) {
+	switch by {
+	case "status":
+		n[iss.Status]++
+	case "priority":
+		n["P"+strconv.Itoa(iss.Priority)]++
+	case "type":
+		n[iss.IssueType]++
+	case "assignee":
+		n[cmp.Or(iss.Assignee, "(unassigned)")]++
+	case "label":
+		if len(iss.Labels) == 0 {
+			n["(no labels)"]++
+		}
+		for _, l := range iss.Labels {
+			n[l]++
 		}
 	}
+}
+
+// sortGroups lists the counts by group name.
+func sortGroups(n map[string]int) []Group {
 	out := make([]Group, 0, len(n))
 	for g, c := range n {
 		out = append(out, Group{Count: c, Group: g})
 	}
 	slices.SortFunc(out, func(a, b Group) int { return cmp.Compare(a.Group, b.Group) })
-	return out, nil
+	return out
 }
 
 // Stale returns the issues not updated in the given number of days
