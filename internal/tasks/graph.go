@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -288,6 +289,31 @@ func (g *Graph) countsOf(k int) (blocksIn, allIn int32) {
 		return g.view.counts(k)
 	}
 	return g.blocksIn[k], g.allIn[k]
+}
+
+// statusAt returns the status of record k's issue without reading it.
+func (g *Graph) statusAt(k int) string {
+	if g.view != nil && g.issues[k] == nil {
+		return g.view.str(g.view.entry(k)[eStatus:])
+	}
+	if iss := g.at(k); iss != nil {
+		return iss.Status
+	}
+	return ""
+}
+
+// epicDone reports whether the epic iss has children and all are closed.
+func (g *Graph) epicDone(iss *Issue) bool {
+	if !g.node(iss) {
+		return false
+	}
+	kids := g.childrenOf(iss.idx)
+	for _, k := range kids {
+		if g.statusAt(int(k)) != StatusClosed {
+			return false
+		}
+	}
+	return len(kids) > 0
 }
 
 // issuesAt returns the live issues of records ks.
@@ -615,37 +641,49 @@ func SortIssues(issues []*Issue, policy string, now time.Time) {
 type sortKey struct {
 	at       int
 	priority int
-	created  time.Time
+	created  int64 // UnixNano; 0 for none
 	id       string
 }
 
 func keyOf(iss *Issue, at int) sortKey {
-	return sortKey{at: at, priority: iss.Priority, created: iss.CreatedAt, id: iss.ID}
+	k := sortKey{at: at, priority: iss.Priority, id: iss.ID}
+	if !iss.CreatedAt.IsZero() {
+		k.created = iss.CreatedAt.UnixNano()
+	}
+	return k
 }
 
+// Each policy ends on the id and then the position, so the order is total
+// and an unstable sort gives the stable one.
 func sortKeys(keys []sortKey, policy string, now time.Time) {
+	last := func(a, b sortKey) int {
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return a.at - b.at
+	}
 	byPriority := func(a, b sortKey) int {
 		if a.priority != b.priority {
 			return a.priority - b.priority
 		}
-		if c := b.created.Compare(a.created); c != 0 {
-			return c
+		if a.created != b.created {
+			return cmp.Compare(b.created, a.created)
 		}
-		return strings.Compare(a.id, b.id)
+		return last(a, b)
 	}
 	byAge := func(a, b sortKey) int {
-		if c := a.created.Compare(b.created); c != 0 {
-			return c
+		if a.created != b.created {
+			return cmp.Compare(a.created, b.created)
 		}
-		return strings.Compare(a.id, b.id)
+		return last(a, b)
 	}
 	switch policy {
 	case SortOldest:
-		slices.SortStableFunc(keys, byAge)
+		slices.SortFunc(keys, byAge)
 	case SortHybrid:
-		cut := now.Add(-48 * time.Hour)
-		slices.SortStableFunc(keys, func(a, b sortKey) int {
-			ra, rb := a.created.After(cut), b.created.After(cut)
+		cut := now.Add(-48 * time.Hour).UnixNano()
+		slices.SortFunc(keys, func(a, b sortKey) int {
+			ra, rb := a.created > cut, b.created > cut
 			switch {
 			case ra && rb: // by priority, then oldest first as bd 1.0.5 does
 				if a.priority != b.priority {
@@ -660,7 +698,7 @@ func sortKeys(keys []sortKey, policy string, now time.Time) {
 			return byAge(a, b)
 		})
 	default:
-		slices.SortStableFunc(keys, byPriority)
+		slices.SortFunc(keys, byPriority)
 	}
 }
 

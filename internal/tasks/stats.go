@@ -40,7 +40,7 @@ func Count(s *Store, now time.Time) Stats {
 		case StatusPinned:
 			st.Pinned++
 		}
-		if iss.IssueType == "epic" && iss.Status != StatusClosed && allClosed(g.Children(iss.ID)) {
+		if iss.IssueType == "epic" && iss.Status != StatusClosed && g.epicDone(iss) {
 			st.EpicsEligibleForClosure++
 		}
 	})
@@ -52,12 +52,3 @@ func Count(s *Store, now time.Time) Stats {
 	return st
 }
 
-// allClosed reports whether there is at least one issue and all are closed.
-func allClosed(issues []*Issue) bool {
-	for _, c := range issues {
-		if c.Status != StatusClosed {
-			return false
-		}
-	}
-	return len(issues) > 0
-}
