@@ -51,4 +51,3 @@ func Count(s *Store, now time.Time) Stats {
 	_, st.Ready = g.Ready(ReadyFilter{Limit: 1}, now)
 	return st
 }
-
