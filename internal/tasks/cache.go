@@ -223,6 +223,9 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 		return
 	}
 	s.full()
+	if s.patchCache(size, sum, fi) {
+		return
+	}
 	g := s.reuseGraph()
 	if g == nil {
 		g = NewGraph(s)
@@ -366,6 +369,101 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 			return nil
 		})
 	}
+}
+
+// patchCache writes the cache by patching the one the store was opened
+// from, when the changes keep every record and its graph: records only
+// moved in the file, and the issues that changed kept their id, edges and
+// status class. The changed issues' entries are rewritten, with their new
+// strings and labels appended to those sections; the graph, the edges
+// and the id hash are copied. It reports false when a full write is
+// needed.
+func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
+	b := s.base
+	if b == nil || len(s.records) != len(b.recs) || len(b.v.strs) > 1<<31 {
+		return false
+	}
+	var changed []int
+	for k, r := range s.records {
+		if r != b.recs[k] {
+			return false
+		}
+		if r.Issue != b.issues[k] {
+			if !sameShape(b.issues[k], r.Issue) {
+				return false
+			}
+			changed = append(changed, k)
+		}
+	}
+	old := b.v
+	entries := bytes.Clone(old.entries)
+	for k, r := range s.records {
+		e := entries[k*entrySize:]
+		le.PutUint32(e[eLine:], uint32(r.Line))
+		le.PutUint32(e[eStart:], uint32(r.start))
+		le.PutUint32(e[eEnd:], uint32(r.end))
+	}
+	// New strings go after the old ones: refs into them are offset by
+	// the old size.
+	w := &cacheWriter{interned: map[string][2]uint32{}}
+	base := uint32(len(old.strs))
+	ref := func(str string) [2]uint32 {
+		if str == "" {
+			return [2]uint32{}
+		}
+		r := w.ref(str)
+		return [2]uint32{r[0] + base, r[1]}
+	}
+	add := func(str string) [2]uint32 {
+		r := w.add(str)
+		return [2]uint32{r[0] + base, r[1]}
+	}
+	labels := slices.Clip(old.labels)
+	for _, k := range changed {
+		e, i := entries[k*entrySize:(k+1)*entrySize], s.records[k].Issue
+		e[eFlags] = 0
+		if i.Pinned {
+			e[eFlags] |= 1
+		}
+		if i.Ephemeral {
+			e[eFlags] |= 2
+		}
+		putRef(e, eTitle, add(i.Title))
+		putRef(e, eStatus, ref(i.Status))
+		putRef(e, eType, ref(i.IssueType))
+		putRef(e, eAssignee, ref(i.Assignee))
+		le.PutUint32(e[ePriority:], uint32(int32(i.Priority)))
+		le.PutUint32(e[eComments:], uint32(i.Comments))
+		for _, t := range []struct {
+			at int
+			t  time.Time
+		}{{eCreated, i.CreatedAt}, {eUpdated, i.UpdatedAt}, {eStarted, i.StartedAt}, {eClosed, i.ClosedAt}, {eDefer, i.DeferUntil}} {
+			le.PutUint64(e[t.at:], 0)
+			putTime(e, t.at, t.t)
+		}
+		putSpan(e, eLabels, len(labels)/8, len(i.Labels))
+		for _, l := range i.Labels {
+			labels = appendRef(labels, ref(l))
+		}
+	}
+	h := bytes.Clone(old.c[:headerSize])
+	le.PutUint64(h[8:], uint64(size))
+	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
+	le.PutUint32(h[24:], sum)
+	le.PutUint32(h[40:], uint32(len(labels)/8))
+	le.PutUint32(h[60:], uint32(len(old.strs)+len(w.strs)))
+	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err != nil {
+		return true // as a full write would: the cache only costs speed
+	}
+	_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
+		for _, sec := range [][]byte{h, entries, labels, old.edges, old.blockers, old.index, old.hash, old.strs, w.strs} {
+			if _, err := f.Write(sec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return true
 }
 
 // hashSlots is the id hash's size for n ids: a power of two at least 2n.

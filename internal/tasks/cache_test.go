@@ -349,6 +349,12 @@ func compareGraphs(t *testing.T, gc, gw *Graph) int {
 		if ci == nil {
 			continue
 		}
+		if ci.Title != wi.Title || ci.Status != wi.Status || ci.Priority != wi.Priority || ci.Assignee != wi.Assignee ||
+			ci.IssueType != wi.IssueType || ci.Comments != wi.Comments || !slices.Equal(ci.Labels, wi.Labels) ||
+			!ci.UpdatedAt.Equal(wi.UpdatedAt) || !ci.ClosedAt.Equal(wi.ClosedAt) || !ci.StartedAt.Equal(wi.StartedAt) ||
+			!ci.DeferUntil.Equal(wi.DeferUntil) || ci.Pinned != wi.Pinned || !slices.Equal(ci.Deps, wi.Deps) {
+			t.Errorf("record %d: %+v from the file, %+v from the cache", k, *ci, *wi)
+		}
 		if ci.ID != wi.ID {
 			t.Fatalf("issue %d: %s from the file, %s from the cache", k, ci.ID, wi.ID)
 		}
@@ -468,6 +474,9 @@ func cacheGraphAfterWrites(t *testing.T, data []byte, reuse bool) {
 			t.Fatal(err)
 		}
 		compareGraphs(t, NewGraph(cold), NewGraph(warm))
+		if !bytes.Equal(warm.Bytes(), data) {
+			t.Errorf("step %d (%s): the store read from the cache writes other bytes than the file's", step, op)
+		}
 		if t.Failed() {
 			t.Fatalf("step %d (%s): the cached graph differs", step, op)
 		}
