@@ -57,8 +57,9 @@ const (
 	// cacheVersion 3: fixed-size entries used in place; the graph; trust
 	// by size and modification time.
 	// cacheVersion 4: lists by record; each issue's dependents.
-	cacheVersion = 4
-	headerSize   = 64
+	// cacheVersion 5: the comment ids in use, in the header.
+	cacheVersion = 5
+	headerSize   = 80
 	entrySize    = 160
 	racyWindow   = 2 * time.Second
 )
@@ -358,7 +359,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 		len(w.blockers) / 8, len(w.index) / 4, slots, len(w.strs)} {
 		buf = le.AppendUint32(buf, uint32(v))
 	}
-	buf = append(buf, make([]byte, headerSize-len(buf))...)
+	buf = appendCommentIDs(buf, s.commentIDs())
 	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err == nil {
 		_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
 			for _, sec := range [][]byte{buf, w.entries, w.labels, w.edges, w.blockers, w.index, hash, w.strs} {
@@ -452,6 +453,7 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	le.PutUint32(h[24:], sum)
 	le.PutUint32(h[40:], uint32(len(labels)/8))
 	le.PutUint32(h[60:], uint32(len(old.strs)+len(w.strs)))
+	appendCommentIDs(h[:64], s.commentIDs())
 	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err != nil {
 		return true // as a full write would: the cache only costs speed
 	}
@@ -464,6 +466,59 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 		return nil
 	})
 	return true
+}
+
+// commentIDs is what the file's comment ids are: the highest integer, and
+// whether there are integers and strings (UUIDs).
+type commentIDs struct {
+	max            int64
+	numeric, uuids bool
+}
+
+func appendCommentIDs(b []byte, c commentIDs) []byte {
+	b = le.AppendUint64(b, uint64(c.max))
+	var f uint32
+	if c.numeric {
+		f |= 1
+	}
+	if c.uuids {
+		f |= 2
+	}
+	b = le.AppendUint32(b, f)
+	return le.AppendUint32(b, 0)
+}
+
+func readCommentIDs(h []byte) commentIDs {
+	f := le.Uint32(h[72:])
+	return commentIDs{max: int64(le.Uint64(h[64:])), numeric: f&1 != 0, uuids: f&2 != 0}
+}
+
+// commentIDs returns the comment ids of the store's records: from the
+// cache's header and the records changed or added since, when the store
+// was opened from the cache and kept its records; else by reading every
+// comment.
+func (s *Store) commentIDs() commentIDs {
+	b := s.base
+	if s.lz != nil {
+		return readCommentIDs(s.lz.v.c)
+	}
+	if b != nil && len(s.records) >= len(b.recs) {
+		c := readCommentIDs(b.v.c)
+		for k, r := range s.records {
+			switch {
+			case k < len(b.recs) && r != b.recs[k]:
+				return scanCommentIDs(s.records)
+			case k >= len(b.recs) || r.Issue != b.issues[k] || r.dirty:
+				c = c.plus(scanCommentIDs(s.records[k : k+1]))
+			}
+		}
+		return c
+	}
+	return scanCommentIDs(s.records)
+}
+
+func (c commentIDs) plus(d commentIDs) commentIDs {
+	return commentIDs{max: max(c.max, d.max), numeric: c.numeric || d.numeric, uuids: c.uuids || d.uuids}
 }
 
 // hashSlots is the id hash's size for n ids: a power of two at least 2n.

@@ -474,6 +474,11 @@ func cacheGraphAfterWrites(t *testing.T, data []byte, reuse bool) {
 			t.Fatal(err)
 		}
 		compareGraphs(t, NewGraph(cold), NewGraph(warm))
+		n1, ok1 := cold.nextCommentID()
+		n2, ok2 := warm.nextCommentID()
+		if n1 != n2 || ok1 != ok2 {
+			t.Errorf("step %d (%s): next comment id %d %v from the file, %d %v from the cache", step, op, n1, ok1, n2, ok2)
+		}
 		if !bytes.Equal(warm.Bytes(), data) {
 			t.Errorf("step %d (%s): the store read from the cache writes other bytes than the file's", step, op)
 		}

@@ -17,8 +17,17 @@ import (
 // loads, unless the file's comment ids are all strings: a bd ≥ 1.0 file,
 // which gets a UUID as bd would write.
 func (s *Store) nextCommentID() (next int64, numeric bool) {
-	uuids := false
-	for _, r := range s.Records() {
+	c := s.commentIDs()
+	if c.uuids && !c.numeric {
+		return 0, false
+	}
+	return c.max + 1, true
+}
+
+// scanCommentIDs reads the comment ids of records.
+func scanCommentIDs(records []*Record) commentIDs {
+	var c commentIDs
+	for _, r := range records {
 		if r.Issue == nil || r.Issue.Comments == 0 {
 			continue
 		}
@@ -33,18 +42,15 @@ func (s *Store) nextCommentID() (next int64, numeric bool) {
 					continue
 				}
 				if n, err := strconv.ParseInt(string(f.raw), 10, 64); err == nil {
-					numeric = true
-					next = max(next, n)
+					c.numeric = true
+					c.max = max(c.max, n)
 				} else {
-					uuids = true
+					c.uuids = true
 				}
 			}
 		}
 	}
-	if uuids && !numeric {
-		return 0, false
-	}
-	return next + 1, true
+	return c
 }
 
 // Comment is one comment on an issue.
