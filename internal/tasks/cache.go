@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -381,7 +382,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 // needed.
 func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	b := s.base
-	if b == nil || len(s.records) != len(b.recs) || len(b.v.strs) > 1<<31 {
+	if b == nil || len(s.records) != len(b.recs) {
 		return false
 	}
 	var changed []int
@@ -396,13 +397,27 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 			changed = append(changed, k)
 		}
 	}
-	old := b.v
+	s.writePatch(b.v, func(k int) (int, [2]uint32) {
+		r := s.records[k]
+		return r.Line, [2]uint32{uint32(r.start), uint32(r.end)}
+	}, changed, func(k int) *Issue { return s.records[k].Issue }, s.commentIDs(), size, sum, fi)
+	return true
+}
+
+// writePatch writes the cache old with each record's line and place from
+// pos and the entries of the changed records rewritten from their issues.
+func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, issue func(k int) *Issue,
+	ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
+	if len(old.strs) > 1<<31 {
+		return
+	}
 	entries := bytes.Clone(old.entries)
-	for k, r := range s.records {
+	for k := range old.nRecs {
 		e := entries[k*entrySize:]
-		le.PutUint32(e[eLine:], uint32(r.Line))
-		le.PutUint32(e[eStart:], uint32(r.start))
-		le.PutUint32(e[eEnd:], uint32(r.end))
+		line, p := pos(k)
+		le.PutUint32(e[eLine:], uint32(line))
+		le.PutUint32(e[eStart:], p[0])
+		le.PutUint32(e[eEnd:], p[1])
 	}
 	// New strings go after the old ones: refs into them are offset by
 	// the old size.
@@ -421,7 +436,7 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	}
 	labels := slices.Clip(old.labels)
 	for _, k := range changed {
-		e, i := entries[k*entrySize:(k+1)*entrySize], s.records[k].Issue
+		e, i := entries[k*entrySize:(k+1)*entrySize], issue(k)
 		e[eFlags] = 0
 		if i.Pinned {
 			e[eFlags] |= 1
@@ -453,9 +468,9 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	le.PutUint32(h[24:], sum)
 	le.PutUint32(h[40:], uint32(len(labels)/8))
 	le.PutUint32(h[60:], uint32(len(old.strs)+len(w.strs)))
-	appendCommentIDs(h[:64], s.commentIDs())
+	appendCommentIDs(h[:64], ids)
 	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err != nil {
-		return true // as a full write would: the cache only costs speed
+		return
 	}
 	_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
 		for _, sec := range [][]byte{h, entries, labels, old.edges, old.blockers, old.index, old.hash, old.strs, w.strs} {
@@ -465,7 +480,6 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 		}
 		return nil
 	})
-	return true
 }
 
 // commentIDs is what the file's comment ids are: the highest integer, and
@@ -783,6 +797,7 @@ type lazyRecords struct {
 	v    *cacheView
 	data []byte
 	made []*Record
+	orig []*Issue // each made record's issue as read
 }
 
 // cacheBase is what a store opened from the cache was, kept once its
@@ -801,7 +816,7 @@ func decodeCache(c, data []byte) (*Store, bool) {
 		return nil, false
 	}
 	s := &Store{lf: v.flags&flagCRLF == 0, bom: v.flags&flagBOM != 0,
-		lz: &lazyRecords{v: v, data: data, made: make([]*Record, v.nRecs)}}
+		lz: &lazyRecords{v: v, data: data, made: make([]*Record, v.nRecs), orig: make([]*Issue, v.nRecs)}}
 	return s, true
 }
 
@@ -814,8 +829,98 @@ func (s *Store) recordAt(k int) *Record {
 		return r
 	}
 	r := s.lz.v.record(k, s.lz.data)
-	s.lz.made[k] = r
+	s.lz.made[k], s.lz.orig[k] = r, r.Issue
 	return r
+}
+
+// madeRecords returns the records read so far (every record once the
+// store is read in full): only they can have changed.
+func (s *Store) madeRecords() []*Record {
+	if s.lz == nil {
+		return s.records
+	}
+	var out []*Record
+	for _, r := range s.lz.made {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lazySaveOK reports whether a store still read from the cache can be
+// saved without reading every record: each changed issue kept its id,
+// edges and status class, so the cache's graph holds (records are only
+// added or removed through full()).
+func (s *Store) lazySaveOK() bool {
+	for k, r := range s.lz.made {
+		if r != nil && r.Issue != s.lz.orig[k] && !sameShape(s.lz.orig[k], r.Issue) {
+			return false
+		}
+	}
+	return true
+}
+
+// saveLazy is Save for a store still read from the cache: lines of the
+// records not read are copied from the file as it was, and the cache is
+// patched.
+func (s *Store) saveLazy(path string) error {
+	s.refreshCounts()
+	lz := s.lz
+	n := lz.v.nRecs
+	pos := make([][2]uint32, n)
+	lines := make([][]byte, n)
+	crc := crc32.New(castagnoli)
+	size := 0
+	err := fsx.WriteFileFunc(path, 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+		size = 0
+		if s.bom {
+			bw.Write(utf8BOM)
+			size = len(utf8BOM)
+		}
+		for k := range n {
+			var line []byte
+			if r := lz.made[k]; r != nil {
+				line = r.encode()
+			} else {
+				e := lz.v.entry(k)
+				line = lz.data[le.Uint32(e[eStart:]):le.Uint32(e[eEnd:])]
+			}
+			lines[k] = line
+			pos[k] = [2]uint32{uint32(size), uint32(size + len(line))}
+			size += len(line) + 1
+			bw.Write(line)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	var changed []int
+	for k, r := range lz.made {
+		if r == nil {
+			continue
+		}
+		r.raw, r.dirty, r.Line = lines[k], false, k+1
+		r.start, r.end = int(pos[k][0]), int(pos[k][1])
+		if r.Issue != lz.orig[k] {
+			changed = append(changed, k)
+		}
+	}
+	if s.cachePath == "" || size > 1<<32-1 {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil {
+		ids := readCommentIDs(lz.v.c)
+		for _, k := range changed {
+			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
+		}
+		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed,
+			func(k int) *Issue { return lz.made[k].Issue }, ids, size, crc.Sum32(), fi)
+	}
+	return nil
 }
 
 // full reads every record a store opened from the cache has not read yet:
@@ -835,10 +940,10 @@ func (s *Store) full() {
 		r := lz.made[k]
 		if r == nil {
 			r = lz.v.fill(k, lz.data, sl)
-			lz.made[k] = r
+			lz.made[k], lz.orig[k] = r, r.Issue
 		}
 		s.records[k] = r
-		b.issues[k] = r.Issue
+		b.issues[k] = lz.orig[k]
 		if r.Issue != nil {
 			s.byID[r.Issue.ID] = r.Issue
 		}

@@ -19,7 +19,7 @@ const (
 func (s *Store) refreshCounts() {
 	var touched []*Record
 	affected := map[string]bool{}
-	for _, r := range s.Records() {
+	for _, r := range s.madeRecords() {
 		if !r.dirty || r.Issue == nil {
 			continue
 		}
@@ -47,13 +47,13 @@ func (s *Store) refreshCounts() {
 			touched = append(touched, iss.rec)
 		}
 	}
-	var dependents map[string]int
+	var dependents func(id string) int
 	for _, r := range touched {
 		if r.get(keyDependencyCount) == nil && r.get(keyDependentCount) == nil && r.get(keyCommentCount) == nil {
 			continue
 		}
 		if dependents == nil {
-			dependents = s.blocksDependents()
+			dependents = s.blocksDependentsOf()
 		}
 		iss := r.Issue
 		out := 0
@@ -63,9 +63,28 @@ func (s *Store) refreshCounts() {
 			}
 		}
 		setCount(r, keyDependencyCount, out)
-		setCount(r, keyDependentCount, dependents[iss.ID])
+		setCount(r, keyDependentCount, dependents(iss.ID))
 		setCount(r, keyCommentCount, iss.Comments)
 	}
+}
+
+// blocksDependentsOf returns a function counting the issues with a
+// "blocks" edge to an id: from the cache while the store is read from it
+// (its edges unchanged: Save reads every record first otherwise), else
+// counted over every record.
+func (s *Store) blocksDependentsOf() func(id string) int {
+	if s.lz != nil {
+		v := s.lz.v
+		return func(id string) int {
+			if k := v.find(id); k >= 0 {
+				b, _ := v.counts(k)
+				return int(b)
+			}
+			return 0
+		}
+	}
+	n := s.blocksDependents()
+	return func(id string) int { return n[id] }
 }
 
 // blocksDependents counts, per id, the issues with a "blocks" edge to it.

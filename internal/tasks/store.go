@@ -202,11 +202,17 @@ func (s *Store) add(r *Record) {
 
 // refresh re-reads the typed view of a changed record.
 func (s *Store) refresh(r *Record) error {
-	s.full()
 	iss, err := decodeIssue(r)
 	if err != nil {
 		return err
 	}
+	if s.lz != nil && r.Issue != nil && r.Issue.ID == iss.ID {
+		// Read from the cache: the id hash still finds the record.
+		iss.idx = r.Issue.idx
+		r.Issue = iss
+		return nil
+	}
+	s.full()
 	r.Issue = iss
 	s.byID[iss.ID] = iss
 	return nil
@@ -234,6 +240,9 @@ func (s *Store) Bytes() []byte {
 // the bytes they were read from, so saving a large file builds no second
 // copy of it in memory. Afterwards each record holds its written line.
 func (s *Store) Save(path string) error {
+	if s.lz != nil && s.lazySaveOK() {
+		return s.saveLazy(path)
+	}
 	s.full()
 	s.refreshCounts()
 	recs := s.records
