@@ -400,14 +400,14 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	s.writePatch(b.v, func(k int) (int, [2]uint32) {
 		r := s.records[k]
 		return r.Line, [2]uint32{uint32(r.start), uint32(r.end)}
-	}, changed, func(k int) *Issue { return s.records[k].Issue }, s.commentIDs(), size, sum, fi)
+	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, s.commentIDs(), size, sum, fi)
 	return true
 }
 
 // writePatch writes the cache old with each record's line and place from
 // pos and the entries of the changed records rewritten from their issues.
-func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, issue func(k int) *Issue,
-	ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
+func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, blocked map[int][]string,
+	issue func(k int) *Issue, ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
 	if len(old.strs) > 1<<31 {
 		return
 	}
@@ -462,18 +462,27 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 			labels = appendRef(labels, ref(l))
 		}
 	}
+	blockers := slices.Clip(old.blockers)
+	for k, by := range blocked {
+		e := entries[k*entrySize : (k+1)*entrySize]
+		putSpan(e, eBlocked, len(blockers)/8, len(by))
+		for _, id := range by {
+			blockers = appendRef(blockers, add(id))
+		}
+	}
 	h := bytes.Clone(old.c[:headerSize])
 	le.PutUint64(h[8:], uint64(size))
 	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
 	le.PutUint32(h[24:], sum)
 	le.PutUint32(h[40:], uint32(len(labels)/8))
+	le.PutUint32(h[48:], uint32(len(blockers)/8))
 	le.PutUint32(h[60:], uint32(len(old.strs)+len(w.strs)))
 	appendCommentIDs(h[:64], ids)
 	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err != nil {
 		return
 	}
 	_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
-		for _, sec := range [][]byte{h, entries, labels, old.edges, old.blockers, old.index, old.hash, old.strs, w.strs} {
+		for _, sec := range [][]byte{h, entries, labels, old.edges, blockers, old.index, old.hash, old.strs, w.strs} {
 			if _, err := f.Write(sec); err != nil {
 				return err
 			}
@@ -833,6 +842,16 @@ func (s *Store) recordAt(k int) *Record {
 	return r
 }
 
+// clean reports whether no record read so far has changed.
+func (lz *lazyRecords) clean() bool {
+	for k, r := range lz.made {
+		if r != nil && (r.dirty || r.Issue != lz.orig[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 // madeRecords returns the records read so far (every record once the
 // store is read in full): only they can have changed.
 func (s *Store) madeRecords() []*Record {
@@ -854,7 +873,7 @@ func (s *Store) madeRecords() []*Record {
 // added or removed through full()).
 func (s *Store) lazySaveOK() bool {
 	for k, r := range s.lz.made {
-		if r != nil && r.Issue != s.lz.orig[k] && !sameShape(s.lz.orig[k], r.Issue) {
+		if r != nil && r.Issue != s.lz.orig[k] && !sameEdges(s.lz.orig[k], r.Issue) {
 			return false
 		}
 	}
@@ -898,7 +917,7 @@ func (s *Store) saveLazy(path string) error {
 	if err != nil {
 		return err
 	}
-	var changed []int
+	var changed, moved []int
 	for k, r := range lz.made {
 		if r == nil {
 			continue
@@ -907,6 +926,23 @@ func (s *Store) saveLazy(path string) error {
 		r.start, r.end = int(pos[k][0]), int(pos[k][1])
 		if r.Issue != lz.orig[k] {
 			changed = append(changed, k)
+			if !sameShape(lz.orig[k], r.Issue) {
+				moved = append(moved, k)
+			}
+		}
+	}
+	var blocked map[int][]string
+	if len(moved) > 0 {
+		var ok bool
+		if blocked, ok = s.reblock(lz.v, moved); !ok {
+			s.full()
+			for k, r := range s.records { // their places in the new file
+				r.raw, r.Line, r.start, r.end = lines[k], k+1, int(pos[k][0]), int(pos[k][1])
+			}
+			if fi, err := os.Stat(path); err == nil {
+				s.writeCache(size, crc.Sum32(), fi)
+			}
+			return nil
 		}
 	}
 	if s.cachePath == "" || size > 1<<32-1 {
@@ -917,7 +953,7 @@ func (s *Store) saveLazy(path string) error {
 		for _, k := range changed {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
-		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed,
+		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
 			func(k int) *Issue { return lz.made[k].Issue }, ids, size, crc.Sum32(), fi)
 	}
 	return nil

@@ -505,3 +505,78 @@ func cacheGraphAfterWrites(t *testing.T, data []byte, reuse bool) {
 		}
 	}
 }
+
+// Closing an issue unblocks its dependents and, through parent-child
+// edges, their children: a write that reads only what it changes repairs
+// all of them in the cache, and reopening blocks them again.
+func TestCacheReblocksDescendants(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	line := func(id, status, deps string) string {
+		return `{"id":"` + id + `","title":"` + id + `","status":"` + status + `","priority":2,"issue_type":"task","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"` + deps + "}\n"
+	}
+	edge := func(from, to, typ string) string {
+		return `{"issue_id":"` + from + `","depends_on_id":"` + to + `","type":"` + typ + `","created_at":"2026-01-01T00:00:00Z"}`
+	}
+	data := line("g-b", "open", "") +
+		line("g-p", "open", `,"dependencies":[`+edge("g-p", "g-b", "blocks")+`]`) +
+		line("g-c", "open", `,"dependencies":[`+edge("g-c", "g-p", "parent-child")+`]`) +
+		line("g-d", "open", `,"dependencies":[`+edge("g-d", "g-c", "parent-child")+`]`) +
+		line("g-x", "open", "")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocked := func() []string {
+		s, err := LoadCached(path, cache)
+		if err != nil || s.lz == nil {
+			t.Fatalf("not read from the cache: %v", err)
+		}
+		return sortedIDs(NewGraph(s).Blocked())
+	}
+	if _, err := LoadCached(path, cache); err != nil { // builds the cache
+		t.Fatal(err)
+	}
+	if got := blocked(); !slices.Equal(got, []string{"g-c", "g-d", "g-p"}) {
+		t.Fatalf("blocked at first = %v", got)
+	}
+	for _, step := range []struct {
+		op   func(s *Store) error
+		want []string
+	}{
+		{func(s *Store) error { _, err := s.Close("g-b", "", refNow); return err }, []string{}},
+		{func(s *Store) error { _, err := s.Reopen("g-b", refNow); return err }, []string{"g-c", "g-d", "g-p"}},
+		{func(s *Store) error { _, err := s.Close("g-p", "", refNow); return err }, []string{}},
+	} {
+		s, err := LoadCached(path, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := step.op(s); err != nil {
+			t.Fatal(err)
+		}
+		if s.lz == nil {
+			t.Fatal("the change read the whole store: the test does not take the path it is for")
+		}
+		// Before it is saved, a changed store's graph is not the cache's.
+		other, err := LoadCached(path, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := step.op(other); err != nil {
+			t.Fatal(err)
+		}
+		if got := sortedIDs(NewGraph(other).Blocked()); !slices.Equal(got, step.want) {
+			t.Fatalf("blocked in the changed store %v, want %v", got, step.want)
+		}
+		if err := s.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		got := blocked()
+		file, _ := os.ReadFile(path)
+		cold, _ := Parse(file)
+		if want := sortedIDs(NewGraph(cold).Blocked()); !slices.Equal(want, step.want) || !slices.Equal(got, want) {
+			t.Fatalf("blocked from the cache %v, from the file %v, want %v", got, want, step.want)
+		}
+	}
+}

@@ -41,9 +41,10 @@ type Graph struct {
 // NewGraph builds the graph of s, or opens the cache's when s was opened
 // from the cache and has not changed.
 func NewGraph(s *Store) *Graph {
-	if s.lz != nil {
+	if s.lz != nil && s.lz.clean() {
 		return &Graph{Store: s, issues: make([]*Issue, s.lz.v.nRecs), view: s.lz.v}
 	}
+	s.full() // changed since it was opened: the cache's graph may be stale
 	n := len(s.records)
 	g := &Graph{Store: s, issues: make([]*Issue, n), parents: make([][]int32, n), children: make([][]int32, n),
 		in: make([][]int32, n), blocksIn: make([]int32, n), allIn: make([]int32, n), blocked: make([][]string, n)}
@@ -206,6 +207,91 @@ func (s *Store) reuseGraph() *Graph {
 		}
 	}
 	return g
+}
+
+// sameEdges reports whether an issue kept its id and edges (its status
+// may have changed).
+func sameEdges(old, cur *Issue) bool {
+	if old == nil || cur == nil {
+		return old == cur
+	}
+	return old == cur || old.ID == cur.ID && old.Status != StatusTombstone && cur.Status != StatusTombstone && slices.Equal(old.Deps, cur.Deps)
+}
+
+// reblock recomputes, over the cache v, the blocked sets that a change of
+// status class (open, closed, pinned) of the records in moved can
+// change: theirs, their dependents', and those inherited below them
+// through parent-child edges. It reports false when it cannot (a waits-for
+// gate watches statuses; a parent cycle makes the result depend on the
+// order of the walk): then the graph must be built anew.
+func (s *Store) reblock(v *cacheView, moved []int) (map[int][]string, bool) {
+	if v.waits() {
+		return nil, false
+	}
+	g := &Graph{Store: s, issues: make([]*Issue, v.nRecs), view: v}
+	affected := map[int]bool{}
+	var queue []int
+	push := func(k int) {
+		if !affected[k] {
+			affected[k] = true
+			queue = append(queue, k)
+		}
+	}
+	for _, k := range moved {
+		push(k)
+		for _, d := range v.list(k, eIn) {
+			push(int(d))
+		}
+	}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		for _, c := range v.list(k, eChildren) {
+			push(int(c))
+		}
+	}
+	out := map[int][]string{}
+	state := map[int]int8{} // 1 visiting, 2 done
+	cycle := false
+	var visit func(k int) bool
+	visit = func(k int) bool {
+		if !affected[k] {
+			return le.Uint32(v.entry(k)[eBlocked+4:]) > 0
+		}
+		switch state[k] {
+		case 1:
+			cycle = true
+			return false
+		case 2:
+			return out[k] != nil
+		}
+		state[k] = 1
+		defer func() { state[k] = 2 }()
+		iss := g.at(k)
+		if iss == nil || !canBeBlocked(iss) {
+			out[k] = nil
+			return false
+		}
+		by := g.directBlockers(iss)
+		var via []string
+		for _, p := range v.list(k, eParents) {
+			if visit(int(p)) {
+				via = append(via, g.at(int(p)).ID)
+			}
+		}
+		if len(by) == 0 {
+			by = via
+		}
+		if len(by) == 0 {
+			by = nil
+		}
+		out[k] = by
+		return by != nil
+	}
+	for k := range affected {
+		visit(k)
+	}
+	return out, !cycle
 }
 
 // sameShape reports whether an issue changed only in what the graph does
