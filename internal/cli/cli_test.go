@@ -84,3 +84,37 @@ func TestGitHubEscaping(t *testing.T) {
 		t.Errorf("ghProperty = %q, want %q", got, want)
 	}
 }
+
+// commandNames names every command and alias with the constructor that
+// builds it, and nothing else: a run that builds only its command finds
+// each one.
+func TestCommandNamesMatchTheCommands(t *testing.T) {
+	root := newRootCmd(&Env{})
+	want := map[string]string{}
+	for _, c := range root.Commands() {
+		for _, name := range append([]string{c.Name()}, c.Aliases...) {
+			want[name] = c.Name()
+		}
+	}
+	for name, built := range want {
+		if name == "help" {
+			continue
+		}
+		ctor, ok := commandNames[name]
+		if !ok {
+			t.Errorf("%q (%s) is not in commandNames", name, built)
+			continue
+		}
+		if got := ctor(&Env{}).Name(); got != built {
+			t.Errorf("commandNames[%q] builds %q, want %q", name, got, built)
+		}
+	}
+	for name := range commandNames {
+		if _, ok := want[name]; !ok {
+			t.Errorf("commandNames has %q, which is no command", name)
+		}
+	}
+	if only := newRootCmd(&Env{}, "ready"); len(only.Commands()) != 1 || only.Commands()[0].Name() != "ready" {
+		t.Errorf("a run of ready builds %d commands", len(only.Commands()))
+	}
+}

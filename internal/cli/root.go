@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +55,11 @@ func Main(ctx context.Context, args []string, env *Env) (code int) {
 		env.useBdGlobals(inv)
 		args = inv.args
 	}
-	root := newRootCmd(env)
+	first := ""
+	if len(args) > 0 {
+		first = args[0]
+	}
+	root := newRootCmd(env, first)
 	root.SetArgs(args)
 	root.SetIn(env.In)
 	root.SetOut(env.Out)
@@ -175,7 +180,146 @@ func wantsJSON(cmd *cobra.Command) bool {
 	return false
 }
 
-func newRootCmd(env *Env) *cobra.Command {
+// commands are memctl's commands, in the order help lists them.
+var commands = []func(*Env) *cobra.Command{
+	newInitCmd,
+	newFactsCmd,
+	newCheckCmd,
+	newDoctorCmd,
+	newCreateCmd,
+	newShowCmd,
+	newListCmd,
+	newReadyCmd,
+	newBlockedCmd,
+	newUpdateCmd,
+	newCloseCmd,
+	newReopenCmd,
+	newDepCmd,
+	newCommentCmd,
+	newCommentsCmd,
+	newLabelCmd,
+	newStatsCmd,
+	newCountCmd,
+	newSearchCmd,
+	newChildrenCmd,
+	newStaleCmd,
+	newDeferCmd,
+	newUndeferCmd,
+	newQuickCmd,
+	newEpicCmd,
+	newDeleteCmd,
+	newStatusCmd,
+	newPrimeCmd,
+	newPinCmd,
+	newUnpinCmd,
+	newPinsCmd,
+	newProposeCmd,
+	newPrefCmd,
+	newReviewCmd,
+	newProposalsCmd,
+	newPlaybookCmd,
+	newIndexCmd,
+	newRecallCmd,
+	newEvalCmd,
+	newMergeDriverCmd,
+	newResolveCmd,
+	newSyncCmd,
+	newLogCmd,
+	newRunCmd,
+	newRunsCmd,
+	newDigestCmd,
+	newFlushCmd,
+	newHookCmd,
+	newHooksCmd,
+	newGCCmd,
+	newConsolidateCmd,
+	newSignatureCmd,
+	newWarnCmd,
+	newExportCmd,
+	newImportCmd,
+	newMCPCmd,
+	newVersionCmd,
+	newCompletionCmd,
+}
+
+// commandNames maps each command's name and aliases to its constructor,
+// so that a run builds only the command it runs (building all of them
+// and their flags is a measurable part of a run that takes milliseconds);
+// TestCommandNamesMatchTheCommands keeps it in step with commands.
+var commandNames = map[string]func(*Env) *cobra.Command{
+	"init":         newInitCmd,
+	"facts":        newFactsCmd,
+	"check":        newCheckCmd,
+	"doctor":       newDoctorCmd,
+	"create":       newCreateCmd,
+	"show":         newShowCmd,
+	"list":         newListCmd,
+	"ready":        newReadyCmd,
+	"blocked":      newBlockedCmd,
+	"update":       newUpdateCmd,
+	"close":        newCloseCmd,
+	"reopen":       newReopenCmd,
+	"dep":          newDepCmd,
+	"comment":      newCommentCmd,
+	"comments":     newCommentsCmd,
+	"label":        newLabelCmd,
+	"stats":        newStatsCmd,
+	"count":        newCountCmd,
+	"search":       newSearchCmd,
+	"children":     newChildrenCmd,
+	"stale":        newStaleCmd,
+	"defer":        newDeferCmd,
+	"undefer":      newUndeferCmd,
+	"q":            newQuickCmd,
+	"epic":         newEpicCmd,
+	"delete":       newDeleteCmd,
+	"status":       newStatusCmd,
+	"prime":        newPrimeCmd,
+	"pin":          newPinCmd,
+	"unpin":        newUnpinCmd,
+	"pins":         newPinsCmd,
+	"propose":      newProposeCmd,
+	"pref":         newPrefCmd,
+	"review":       newReviewCmd,
+	"proposals":    newProposalsCmd,
+	"playbook":     newPlaybookCmd,
+	"index":        newIndexCmd,
+	"recall":       newRecallCmd,
+	"eval":         newEvalCmd,
+	"merge-driver": newMergeDriverCmd,
+	"resolve":      newResolveCmd,
+	"sync":         newSyncCmd,
+	"log":          newLogCmd,
+	"run":          newRunCmd,
+	"runs":         newRunsCmd,
+	"digest":       newDigestCmd,
+	"flush":        newFlushCmd,
+	"hook":         newHookCmd,
+	"hooks":        newHooksCmd,
+	"gc":           newGCCmd,
+	"consolidate":  newConsolidateCmd,
+	"signature":    newSignatureCmd,
+	"warn":         newWarnCmd,
+	"export":       newExportCmd,
+	"import":       newImportCmd,
+	"mcp":          newMCPCmd,
+	"version":      newVersionCmd,
+	"completion":   newCompletionCmd,
+}
+
+// commandFor returns the constructor of the command a command line runs
+// when the first argument names one, else nil (help, flags first, an
+// unknown name: the whole tree is built).
+func commandFor(name string) func(*Env) *cobra.Command {
+	if name == "help" || name == "completion" || strings.HasPrefix(name, "__") {
+		return nil
+	}
+	return commandNames[name]
+}
+
+// newRootCmd builds the root command with every command, or with only the
+// one named only (see commandFor).
+func newRootCmd(env *Env, only ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "memctl",
 		Short: "Memory for coding agents that survives context compaction, kept in git",
@@ -197,65 +341,12 @@ Guides (memctl help TOPIC):
 	root.SetVersionTemplate("memctl {{.Version}}\n")
 	root.SetHelpCommand(newHelpCmd(env))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef(err) })
-	root.AddCommand(
-		newInitCmd(env),
-		newFactsCmd(env),
-		newCheckCmd(env),
-		newDoctorCmd(env),
-		newCreateCmd(env),
-		newShowCmd(env),
-		newListCmd(env),
-		newReadyCmd(env),
-		newBlockedCmd(env),
-		newUpdateCmd(env),
-		newCloseCmd(env),
-		newReopenCmd(env),
-		newDepCmd(env),
-		newCommentCmd(env),
-		newCommentsCmd(env),
-		newLabelCmd(env),
-		newStatsCmd(env),
-		newCountCmd(env),
-		newSearchCmd(env),
-		newChildrenCmd(env),
-		newStaleCmd(env),
-		newDeferCmd(env),
-		newUndeferCmd(env),
-		newQuickCmd(env),
-		newEpicCmd(env),
-		newDeleteCmd(env),
-		newStatusCmd(env),
-		newPrimeCmd(env),
-		newPinCmd(env),
-		newUnpinCmd(env),
-		newPinsCmd(env),
-		newProposeCmd(env),
-		newPrefCmd(env),
-		newReviewCmd(env),
-		newProposalsCmd(env),
-		newPlaybookCmd(env),
-		newIndexCmd(env),
-		newRecallCmd(env),
-		newEvalCmd(env),
-		newMergeDriverCmd(env),
-		newResolveCmd(env),
-		newSyncCmd(env),
-		newLogCmd(env),
-		newRunCmd(env),
-		newRunsCmd(env),
-		newDigestCmd(env),
-		newFlushCmd(env),
-		newHookCmd(env),
-		newHooksCmd(env),
-		newGCCmd(env),
-		newConsolidateCmd(env),
-		newSignatureCmd(env),
-		newWarnCmd(env),
-		newExportCmd(env),
-		newImportCmd(env),
-		newMCPCmd(env),
-		newVersionCmd(env),
-		newCompletionCmd(env),
-	)
+	if c := commandFor(append(only, "")[0]); c != nil {
+		root.AddCommand(c(env))
+		return root
+	}
+	for _, c := range commands {
+		root.AddCommand(c(env))
+	}
 	return root
 }
