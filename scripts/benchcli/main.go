@@ -219,8 +219,8 @@ func runSize(c config, w io.Writer, root, gen, memctl, hello string, n int) erro
 		return err
 	}
 	need := c.warmup + c.runs
-	if len(open) < 1+3*need {
-		return fmt.Errorf("the graph has %d open issues; %d runs need %d", len(open), c.runs, 1+3*need)
+	if len(open) < 1+need {
+		return fmt.Errorf("the graph has %d open issues free of edges; %d runs need %d", len(open), c.runs, 1+need)
 	}
 	env := benchEnv(root)
 	tools := []*tool{{name: "hello-world", bin: hello, floor: true}}
@@ -257,7 +257,7 @@ func runSize(c config, w io.Writer, root, gen, memctl, hello string, n int) erro
 
 	var floor time.Duration
 	indexed := false
-	for k, cmd := range commands {
+	for _, cmd := range commands {
 		if c.only != "" && !strings.Contains(cmd.name, c.only) && cmd.name != "version" {
 			continue
 		}
@@ -277,7 +277,7 @@ func runSize(c config, w io.Writer, root, gen, memctl, hello string, n int) erro
 		got := map[*tool][]sample{}
 		for r := 0; r < need; r++ {
 			for _, t := range active {
-				args := argsFor(t, cmd, open, k, r, need)
+				args := argsFor(t, cmd, open, r)
 				s, err := runOnce(t, args, env)
 				if err != nil {
 					return err
@@ -317,7 +317,7 @@ func runSize(c config, w io.Writer, root, gen, memctl, hello string, n int) erro
 }
 
 // argsFor returns t's command line for cmd's run r.
-func argsFor(t *tool, cmd command, open []string, k, r, need int) []string {
+func argsFor(t *tool, cmd command, open []string, r int) []string {
 	if t.floor {
 		return nil
 	}
@@ -325,23 +325,15 @@ func argsFor(t *tool, cmd command, open []string, k, r, need int) []string {
 	if !t.memctl {
 		line = cmd.bd
 	}
-	// Each command that takes {next} has its own block of open issues.
-	block := 0
-	switch cmd.name {
-	case "update --claim":
-		block = 0
-	case "close":
-		block = 1
-	case "comment":
-		block = 2
-	}
+	// The commands that take {next} walk the same issues in turn: each is
+	// claimed, then closed, then commented on.
 	args := append([]string{}, t.pre...)
 	for _, f := range strings.Fields(line) {
 		switch f {
 		case "{id}":
 			f = open[0]
 		case "{next}":
-			f = open[1+block*need+r]
+			f = open[1+r]
 		}
 		args = append(args, strings.ReplaceAll(f, "_", " "))
 	}
