@@ -111,3 +111,71 @@ func benchReadyCached(b *testing.B, n int) {
 
 func BenchmarkReadyCached1k(b *testing.B)  { benchReadyCached(b, 1_000) }
 func BenchmarkReadyCached10k(b *testing.B) { benchReadyCached(b, 10_000) }
+
+// benchCached times op on a store opened from a warm cache of n issues, as
+// a command does; the file and cache are written once (op may change the
+// store but is not saved unless it saves).
+func benchCached(b *testing.B, n int, op func(b *testing.B, s *Store, path string, ids []string, i int)) {
+	dir := b.TempDir()
+	path, cache := dir+"/issues.jsonl", dir+"/tasks.cache"
+	if err := os.WriteFile(path, benchData(b, n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s, err := LoadCached(path, cache)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	for _, iss := range s.Issues() {
+		if iss.Status == StatusOpen {
+			ids = append(ids, iss.ID)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		s, err := LoadCached(path, cache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		op(b, s, path, ids, i)
+		i++
+	}
+}
+
+func benchShowCached(b *testing.B, n int) {
+	benchCached(b, n, func(b *testing.B, s *Store, _ string, ids []string, i int) {
+		iss, err := s.Get(ids[i%len(ids)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := NewGraph(s)
+		g.Parent(iss)
+		g.Dependents(iss.ID)
+	})
+}
+
+func benchListCached(b *testing.B, n int) {
+	benchCached(b, n, func(b *testing.B, s *Store, _ string, _ []string, _ int) {
+		NewFilter().Find(s, NewGraph(s), SortPriority, benchNow, 50)
+	})
+}
+
+func benchUpdateCached(b *testing.B, n int) {
+	benchCached(b, n, func(b *testing.B, s *Store, path string, ids []string, i int) {
+		notes := fmt.Sprintf("note %d", i)
+		if _, err := s.Update(ids[i%len(ids)], Changes{Notes: &notes}, benchNow); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Save(path); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func BenchmarkShowCached1k(b *testing.B)    { benchShowCached(b, 1_000) }
+func BenchmarkShowCached10k(b *testing.B)   { benchShowCached(b, 10_000) }
+func BenchmarkListCached1k(b *testing.B)    { benchListCached(b, 1_000) }
+func BenchmarkListCached10k(b *testing.B)   { benchListCached(b, 10_000) }
+func BenchmarkUpdateCached1k(b *testing.B)  { benchUpdateCached(b, 1_000) }
+func BenchmarkUpdateCached10k(b *testing.B) { benchUpdateCached(b, 10_000) }
