@@ -382,11 +382,11 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 // needed.
 func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 	b := s.base
-	if b == nil || len(s.records) != len(b.recs) {
+	if b == nil || len(s.records) < len(b.recs) {
 		return false
 	}
 	var changed []int
-	for k, r := range s.records {
+	for k, r := range s.records[:len(b.recs)] {
 		if r != b.recs[k] {
 			return false
 		}
@@ -397,22 +397,63 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
 			changed = append(changed, k)
 		}
 	}
+	added := s.records[len(b.recs):]
+	if len(added) > 0 && !s.canAppend(b.v, added) {
+		return false
+	}
 	s.writePatch(b.v, func(k int) (int, [2]uint32) {
 		r := s.records[k]
 		return r.Line, [2]uint32{uint32(r.start), uint32(r.end)}
-	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, s.commentIDs(), size, sum, fi)
+	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, added, s.commentIDs(), size, sum, fi)
+	return true
+}
+
+// canAppend reports whether issues added after the cache old can be
+// patched in: live issues whose edges lead only to issues the cache
+// holds, in a graph without waits-for gates (a new child could change
+// one), with room in the 32-bit sections.
+func (s *Store) canAppend(old *cacheView, added []*Record) bool {
+	if old.waits() {
+		return false
+	}
+	isNew := map[*Issue]bool{}
+	for _, r := range added {
+		if r.Kind != KindIssue || r.Issue == nil {
+			return false
+		}
+		isNew[r.Issue] = true
+	}
+	for _, r := range added {
+		for _, d := range r.Issue.Deps {
+			if d.Type == DepWaitsFor {
+				return false
+			}
+			if t := s.live(d.DependsOnID); t != nil && (isNew[t] || t.idx >= old.nRecs || s.records[t.idx] != t.rec) {
+				return false
+			}
+		}
+	}
 	return true
 }
 
 // writePatch writes the cache old with each record's line and place from
 // pos and the entries of the changed records rewritten from their issues.
+//
+// Records added after the cache's (added, records old.nRecs on) get
+// entries, a place in the id hash, and their edges: their targets' counts
+// and lists grow (new lists go to the end of the index section) and their
+// blocked sets are computed from their edges and their parents' cached
+// state (canAppend has checked that this is all that can change).
 func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, blocked map[int][]string,
-	issue func(k int) *Issue, ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
+	issue func(k int) *Issue, added []*Record, ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
 	if len(old.strs) > 1<<31 {
 		return
 	}
-	entries := bytes.Clone(old.entries)
-	for k := range old.nRecs {
+	nb := old.nRecs
+	n := nb + len(added)
+	entries := make([]byte, n*entrySize)
+	copy(entries, old.entries)
+	for k := range n {
 		e := entries[k*entrySize:]
 		line, p := pos(k)
 		le.PutUint32(e[eLine:], uint32(line))
@@ -462,6 +503,118 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 			labels = appendRef(labels, ref(l))
 		}
 	}
+	edges, index, hash := old.edges, old.index, old.hash
+	live := old.nLive
+	if len(added) > 0 {
+		edges, index = slices.Clip(edges), slices.Clip(index)
+		grown := map[int][3][]int32{} // target: its parents, children and dependents lists
+		list := func(k, at int) []int32 {
+			if l, ok := grown[k]; ok {
+				return l[(at-eParents)/8]
+			}
+			if k >= nb {
+				return nil
+			}
+			return old.list(k, at)
+		}
+		setList := func(k, at int, l []int32) {
+			cur, ok := grown[k]
+			if !ok && k < nb {
+				cur = [3][]int32{old.list(k, eParents), old.list(k, eChildren), old.list(k, eIn)}
+			}
+			cur[(at-eParents)/8] = l
+			grown[k] = cur
+		}
+		for j, r := range added {
+			k, iss := nb+j, r.Issue
+			e := entries[k*entrySize : (k+1)*entrySize]
+			e[eKind] = byte(r.Kind)
+			if iss.Pinned {
+				e[eFlags] |= 1
+			}
+			if iss.Ephemeral {
+				e[eFlags] |= 2
+			}
+			id := add(iss.ID)
+			putRef(e, eID, id)
+			putRef(e, eTitle, add(iss.Title))
+			putRef(e, eStatus, ref(iss.Status))
+			putRef(e, eType, ref(iss.IssueType))
+			putRef(e, eAssignee, ref(iss.Assignee))
+			le.PutUint32(e[ePriority:], uint32(int32(iss.Priority)))
+			le.PutUint32(e[eComments:], uint32(iss.Comments))
+			putTime(e, eCreated, iss.CreatedAt)
+			putTime(e, eUpdated, iss.UpdatedAt)
+			putTime(e, eStarted, iss.StartedAt)
+			putTime(e, eClosed, iss.ClosedAt)
+			putTime(e, eDefer, iss.DeferUntil)
+			putSpan(e, eLabels, len(labels)/8, len(iss.Labels))
+			for _, l := range iss.Labels {
+				labels = appendRef(labels, ref(l))
+			}
+			putSpan(e, eDeps, len(edges)/32, len(iss.Deps))
+			var parents []int32
+			for _, d := range iss.Deps {
+				from := id
+				if d.IssueID != iss.ID {
+					from = add(d.IssueID)
+				}
+				edges = appendRef(edges, from)
+				edges = appendRef(edges, add(d.DependsOnID))
+				edges = appendRef(edges, ref(d.Type))
+				edges = appendRef(edges, ref(d.Metadata))
+				t := s.live(d.DependsOnID)
+				if t == nil {
+					continue
+				}
+				te := entries[t.idx*entrySize:]
+				le.PutUint32(te[eAllIn:], le.Uint32(te[eAllIn:])+1)
+				if in := list(t.idx, eIn); len(in) == 0 || in[len(in)-1] != int32(k) {
+					setList(t.idx, eIn, append(slices.Clip(in), int32(k)))
+				}
+				switch d.Type {
+				case DepBlocks:
+					le.PutUint32(te[eBlocksIn:], le.Uint32(te[eBlocksIn:])+1)
+				case DepParentChild:
+					parents = append(parents, int32(t.idx))
+					setList(t.idx, eChildren, append(slices.Clip(list(t.idx, eChildren)), int32(k)))
+				}
+			}
+			if len(parents) > 0 {
+				setList(k, eParents, parents)
+			}
+			// Its blocked set: direct blockers, else blocked parents.
+			g := &Graph{Store: s, issues: make([]*Issue, nb), view: old}
+			var by []string
+			if canBeBlocked(iss) {
+				by = g.directBlockers(iss)
+				if len(by) == 0 {
+					for _, p := range parents {
+						if le.Uint32(old.entry(int(p))[eBlocked+4:]) > 0 {
+							by = append(by, s.recordAt(int(p)).Issue.ID)
+						}
+					}
+				}
+			}
+			if len(by) > 0 {
+				if blocked == nil {
+					blocked = map[int][]string{}
+				}
+				blocked[k] = by
+			}
+			live++
+		}
+		for k, l := range grown {
+			e := entries[k*entrySize:]
+			for i, at := range []int{eParents, eChildren, eIn} {
+				putSpan(e, at, len(index)/4, len(l[i]))
+				for _, x := range l[i] {
+					index = le.AppendUint32(index, uint32(x))
+				}
+			}
+		}
+		hash = s.growHash(old, entries, n, func(b []byte) string { return v2str(old, w, base, b) })
+	}
 	blockers := slices.Clip(old.blockers)
 	for k, by := range blocked {
 		e := entries[k*entrySize : (k+1)*entrySize]
@@ -471,6 +624,11 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 		}
 	}
 	h := bytes.Clone(old.c[:headerSize])
+	le.PutUint32(h[32:], uint32(n))
+	le.PutUint32(h[36:], uint32(live))
+	le.PutUint32(h[44:], uint32(len(edges)/32))
+	le.PutUint32(h[52:], uint32(len(index)/4))
+	le.PutUint32(h[56:], uint32(len(hash)/4))
 	le.PutUint64(h[8:], uint64(size))
 	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
 	le.PutUint32(h[24:], sum)
@@ -482,13 +640,56 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 		return
 	}
 	_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
-		for _, sec := range [][]byte{h, entries, labels, old.edges, blockers, old.index, old.hash, old.strs, w.strs} {
+		for _, sec := range [][]byte{h, entries, labels, edges, blockers, index, hash, old.strs, w.strs} {
 			if _, err := f.Write(sec); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// v2str reads a ref from a patched cache: into the old strings, or into
+// the strings the patch adds after them.
+func v2str(old *cacheView, w *cacheWriter, base uint32, b []byte) string {
+	off, n := le.Uint32(b), le.Uint32(b[4:])
+	if off < base {
+		return bytesString(old.strs[off : off+n])
+	}
+	return string(w.strs[off-base : off-base+n])
+}
+
+// growHash returns the id hash for entries, n records: the old one with
+// the new ids put in, or one built anew when it would be over half full.
+func (s *Store) growHash(old *cacheView, entries []byte, n int, str func(b []byte) string) []byte {
+	ids := 0
+	for k := range n {
+		if Kind(entries[k*entrySize+eKind]) != KindOther {
+			ids++
+		}
+	}
+	slots := len(old.hash) / 4
+	from := old.nRecs
+	var hash []byte
+	if 2*ids <= slots {
+		hash = bytes.Clone(old.hash)
+	} else {
+		slots, from = hashSlots(ids), 0
+		hash = make([]byte, slots*4)
+	}
+	for k := from; k < n; k++ {
+		e := entries[k*entrySize:]
+		if Kind(e[eKind]) == KindOther {
+			continue
+		}
+		for h := fnv32(str(e[eID:])) & uint32(slots-1); ; h = (h + 1) & uint32(slots-1) {
+			if le.Uint32(hash[h*4:]) == 0 {
+				le.PutUint32(hash[h*4:], uint32(k+1))
+				break
+			}
+		}
+	}
+	return hash
 }
 
 // commentIDs is what the file's comment ids are: the highest integer, and
@@ -954,7 +1155,7 @@ func (s *Store) saveLazy(path string) error {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
 		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
-			func(k int) *Issue { return lz.made[k].Issue }, ids, size, crc.Sum32(), fi)
+			func(k int) *Issue { return lz.made[k].Issue }, nil, ids, size, crc.Sum32(), fi)
 	}
 	return nil
 }

@@ -355,6 +355,9 @@ func compareGraphs(t *testing.T, gc, gw *Graph) int {
 			!ci.DeferUntil.Equal(wi.DeferUntil) || ci.Pinned != wi.Pinned || !slices.Equal(ci.Deps, wi.Deps) {
 			t.Errorf("record %d: %+v from the file, %+v from the cache", k, *ci, *wi)
 		}
+		if got := gw.Store.live(ci.ID); got != wi {
+			t.Errorf("record %d: looking up %s from the cache finds %v", k, ci.ID, got)
+		}
 		if ci.ID != wi.ID {
 			t.Fatalf("issue %d: %s from the file, %s from the cache", k, ci.ID, wi.ID)
 		}
@@ -577,6 +580,64 @@ func TestCacheReblocksDescendants(t *testing.T) {
 		cold, _ := Parse(file)
 		if want := sortedIDs(NewGraph(cold).Blocked()); !slices.Equal(want, step.want) || !slices.Equal(got, want) {
 			t.Fatalf("blocked from the cache %v, from the file %v, want %v", got, want, step.want)
+		}
+	}
+}
+
+// Creating issues patches them into the cache, the id hash growing when it
+// fills: every id is found from the cache afterwards.
+func TestCachePatchGrowsTheIDHash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	data := taskstest.Graph(rand.New(rand.NewPCG(21, 22)), 3, refNow)
+	data = bytes.ReplaceAll(data, []byte(`"type":"waits-for"`), []byte(`"type":"related"`))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil {
+		t.Fatal(err)
+	}
+	var made []string
+	for i := range 6 {
+		s, err := LoadCached(path, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := NewIssue{Title: fmt.Sprintf("new %d", i), Type: "task"}
+		if len(made) > 0 {
+			n.Deps = []DepSpec{{Type: DepBlocks, ID: made[len(made)-1]}}
+		}
+		iss, err := s.Create(n, "g", Actor{Name: "x"}, refNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, iss.ID)
+		if err := s.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		warm, err := LoadCached(path, cache)
+		if err != nil || warm.lz == nil {
+			t.Fatalf("not read from the cache: %v", err)
+		}
+		if slots := len(warm.lz.v.hash) / 4; slots < 2*(3+i+1) {
+			t.Fatalf("%d ids in a hash of %d slots", 3+i+1, slots)
+		}
+		cold, _ := Parse(data)
+		for _, id := range append(idsOf(cold.Issues()), made...) {
+			if warm.lookup(id) == nil {
+				t.Fatalf("after %d creates, %s is not in the id hash", i+1, id)
+			}
+			if _, err := warm.Get(id); err != nil {
+				t.Fatalf("after %d creates, %s: %v", i+1, id, err)
+			}
+		}
+		if i > 0 {
+			w2, _ := LoadCached(path, cache)
+			last, _ := w2.Get(made[i])
+			if by := NewGraph(w2).BlockedBy(last); !slices.Equal(by, []string{made[i-1]}) {
+				t.Fatalf("%s blocked by %v, want %s", made[i], by, made[i-1])
+			}
 		}
 	}
 }

@@ -213,6 +213,9 @@ func (s *Store) refresh(r *Record) error {
 		return nil
 	}
 	s.full()
+	if r.Issue != nil {
+		iss.idx = r.Issue.idx
+	}
 	r.Issue = iss
 	s.byID[iss.ID] = iss
 	return nil
