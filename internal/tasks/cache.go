@@ -228,10 +228,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 	if s.patchCache(size, sum, fi) {
 		return
 	}
-	g := s.reuseGraph()
-	if g == nil {
-		g = NewGraph(s)
-	}
+	g := NewGraph(s)
 	var flags uint32
 	var nLabels, nDeps, nBlocked, nIndex, nStrs int
 	for _, r := range s.records {
@@ -428,7 +425,7 @@ func (s *Store) canAppend(old *cacheView, added []*Record) bool {
 			if d.Type == DepWaitsFor {
 				return false
 			}
-			if t := s.live(d.DependsOnID); t != nil && (isNew[t] || t.idx >= old.nRecs || s.records[t.idx] != t.rec) {
+			if t := s.live(d.DependsOnID); t != nil && (isNew[t] || t.idx >= old.nRecs || s.recordAt(t.idx) != t.rec) {
 				return false
 			}
 		}
@@ -1004,10 +1001,11 @@ func getTime(e []byte, at int) time.Time {
 // lazyRecords is a store's records while they are read from the cache on
 // demand; made holds those read so far.
 type lazyRecords struct {
-	v    *cacheView
-	data []byte
-	made []*Record
-	orig []*Issue // each made record's issue as read
+	v     *cacheView
+	data  []byte
+	made  []*Record
+	orig  []*Issue  // each made record's issue as read
+	added []*Record // records added since, after the cache's
 }
 
 // cacheBase is what a store opened from the cache was, kept once its
@@ -1035,6 +1033,9 @@ func (s *Store) recordAt(k int) *Record {
 	if s.lz == nil {
 		return s.records[k]
 	}
+	if k >= s.lz.v.nRecs {
+		return s.lz.added[k-s.lz.v.nRecs]
+	}
 	if r := s.lz.made[k]; r != nil {
 		return r
 	}
@@ -1045,6 +1046,9 @@ func (s *Store) recordAt(k int) *Record {
 
 // clean reports whether no record read so far has changed.
 func (lz *lazyRecords) clean() bool {
+	if len(lz.added) > 0 {
+		return false
+	}
 	for k, r := range lz.made {
 		if r != nil && (r.dirty || r.Issue != lz.orig[k]) {
 			return false
@@ -1065,7 +1069,7 @@ func (s *Store) madeRecords() []*Record {
 			out = append(out, r)
 		}
 	}
-	return out
+	return append(out, s.lz.added...)
 }
 
 // lazySaveOK reports whether a store still read from the cache can be
@@ -1073,12 +1077,18 @@ func (s *Store) madeRecords() []*Record {
 // edges and status class, so the cache's graph holds (records are only
 // added or removed through full()).
 func (s *Store) lazySaveOK() bool {
+	moved := false
 	for k, r := range s.lz.made {
-		if r != nil && r.Issue != s.lz.orig[k] && !sameEdges(s.lz.orig[k], r.Issue) {
-			return false
+		if r != nil && r.Issue != s.lz.orig[k] {
+			if !sameEdges(s.lz.orig[k], r.Issue) {
+				return false
+			}
+			moved = moved || !sameShape(s.lz.orig[k], r.Issue)
 		}
 	}
-	return true
+	// New issues take their parents' blocked state from the cache, which
+	// a status change in the same write could alter.
+	return len(s.lz.added) == 0 || !moved && s.canAppend(s.lz.v, s.lz.added)
 }
 
 // saveLazy is Save for a store still read from the cache: lines of the
@@ -1087,7 +1097,8 @@ func (s *Store) lazySaveOK() bool {
 func (s *Store) saveLazy(path string) error {
 	s.refreshCounts()
 	lz := s.lz
-	n := lz.v.nRecs
+	nb := lz.v.nRecs
+	n := nb + len(lz.added)
 	pos := make([][2]uint32, n)
 	lines := make([][]byte, n)
 	crc := crc32.New(castagnoli)
@@ -1101,7 +1112,9 @@ func (s *Store) saveLazy(path string) error {
 		}
 		for k := range n {
 			var line []byte
-			if r := lz.made[k]; r != nil {
+			if k >= nb {
+				line = lz.added[k-nb].encode()
+			} else if r := lz.made[k]; r != nil {
 				line = r.encode()
 			} else {
 				e := lz.v.entry(k)
@@ -1117,6 +1130,11 @@ func (s *Store) saveLazy(path string) error {
 	})
 	if err != nil {
 		return err
+	}
+	for j, r := range lz.added {
+		k := nb + j
+		r.raw, r.dirty, r.Line = lines[k], false, k+1
+		r.start, r.end = int(pos[k][0]), int(pos[k][1])
 	}
 	var changed, moved []int
 	for k, r := range lz.made {
@@ -1150,12 +1168,12 @@ func (s *Store) saveLazy(path string) error {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil {
-		ids := readCommentIDs(lz.v.c)
+		ids := readCommentIDs(lz.v.c).plus(scanCommentIDs(lz.added))
 		for _, k := range changed {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
 		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
-			func(k int) *Issue { return lz.made[k].Issue }, nil, ids, size, crc.Sum32(), fi)
+			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, crc.Sum32(), fi)
 	}
 	return nil
 }
@@ -1186,6 +1204,12 @@ func (s *Store) full() {
 		}
 	}
 	b.recs = slices.Clone(s.records)
+	for _, r := range lz.added {
+		s.records = append(s.records, r)
+		if r.Issue != nil {
+			s.byID[r.Issue.ID] = r.Issue
+		}
+	}
 	s.base, s.lz = b, nil
 }
 
@@ -1235,6 +1259,34 @@ func (s *Store) scanWhere(keep func(v *cacheView, k int) bool, fn func(iss *Issu
 		r.Issue.transient = true
 		fn(r.Issue)
 	}
+	if keep == nil {
+		for _, r := range lz.added {
+			if r.Kind == KindIssue {
+				fn(r.Issue)
+			}
+		}
+	}
+}
+
+// eachID calls fn with the id of every issue and tombstone.
+func (s *Store) eachID(fn func(id string)) {
+	if s.lz == nil {
+		for id := range s.byID {
+			fn(id)
+		}
+		return
+	}
+	v := s.lz.v
+	for k := range v.nRecs {
+		if e := v.entry(k); Kind(e[eKind]) != KindOther {
+			fn(v.str(e[eID:]))
+		}
+	}
+	for _, r := range s.lz.added {
+		if r.Issue != nil {
+			fn(r.Issue.ID)
+		}
+	}
 }
 
 // lookup returns the issue or tombstone with id, or nil.
@@ -1242,6 +1294,11 @@ func (s *Store) lookup(id string) *Issue {
 	if s.lz != nil {
 		if k := s.lz.v.find(id); k >= 0 {
 			return s.recordAt(k).Issue
+		}
+		for _, r := range s.lz.added {
+			if r.Issue != nil && r.Issue.ID == id {
+				return r.Issue
+			}
 		}
 		return nil
 	}

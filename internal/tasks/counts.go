@@ -74,13 +74,21 @@ func (s *Store) refreshCounts() {
 // counted over every record.
 func (s *Store) blocksDependentsOf() func(id string) int {
 	if s.lz != nil {
-		v := s.lz.v
+		v, added := s.lz.v, s.lz.added
 		return func(id string) int {
+			n := 0
 			if k := v.find(id); k >= 0 {
 				b, _ := v.counts(k)
-				return int(b)
+				n = int(b)
 			}
-			return 0
+			for _, r := range added { // edges the cache does not hold yet
+				for _, d := range r.Issue.Deps {
+					if d.Type == DepBlocks && d.DependsOnID == id {
+						n++
+					}
+				}
+			}
+			return n
 		}
 	}
 	n := s.blocksDependents()

@@ -59,13 +59,12 @@ func hashID(prefix, title, desc, actor string, created time.Time, nonce, l int) 
 // newID mints a top-level id that no record uses: nonces 0–9 at the
 // adaptive length, then longer ids up to 8 characters.
 func (s *Store) newID(prefix, title, desc, actor string, created time.Time) (string, error) {
-	s.full()
 	top := 0
-	for id := range s.byID {
+	s.eachID(func(id string) {
 		if strings.HasPrefix(id, prefix+"-") && !strings.Contains(id[len(prefix)+1:], ".") {
 			top++
 		}
-	}
+	})
 	for l := hashLen(top); l <= maxHashLen; l++ {
 		for nonce := range 10 {
 			id := hashID(prefix, title, desc, actor, created, nonce, l)
@@ -83,16 +82,15 @@ func (s *Store) childID(parent string) (string, error) {
 	if strings.Count(parent, ".") >= maxChildDepth {
 		return "", fmt.Errorf("issue %q is already %d levels deep; bd allows at most %d", parent, maxChildDepth, maxChildDepth)
 	}
-	s.full()
 	next := 1
-	for id := range s.byID {
+	s.eachID(func(id string) {
 		rest, ok := strings.CutPrefix(id, parent+".")
 		if !ok || strings.Contains(rest, ".") {
-			continue
+			return
 		}
 		if n, err := strconv.Atoi(rest); err == nil && n >= next {
 			next = n + 1
 		}
-	}
+	})
 	return parent + "." + strconv.Itoa(next), nil
 }

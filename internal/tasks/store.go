@@ -193,6 +193,12 @@ func (s *Store) Issues() []*Issue {
 
 // add appends a new record.
 func (s *Store) add(r *Record) {
+	if s.lz != nil && r.Issue != nil && r.Kind == KindIssue {
+		// Read from the cache: the record waits after the cache's.
+		r.Issue.idx = s.lz.v.nRecs + len(s.lz.added)
+		s.lz.added = append(s.lz.added, r)
+		return
+	}
 	s.full()
 	s.records = append(s.records, r)
 	if r.Issue != nil {
