@@ -670,3 +670,47 @@ func TestCacheCreateKeepsDerivedCounts(t *testing.T) {
 		t.Fatalf("g-a after the create: %s", first)
 	}
 }
+
+// A save that copies unread lines from the file writes what a save of the
+// whole store writes: CRLF endings become LF and blank lines go, as they
+// do there.
+func TestCacheSaveMatchesAFullSave(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	data := "{\"id\":\"g-a\",\"title\":\"a\",\"status\":\"open\",\"priority\":2,\"issue_type\":\"task\",\"created_at\":\"2026-01-01T00:00:00Z\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\r\n\r\n" +
+		"{\"_type\":\"memory\",\"key\":\"k\",\"value\":\"v\"}\r\n" +
+		"{\"id\":\"g-b\",\"title\":\"b\",\"status\":\"open\",\"priority\":2,\"issue_type\":\"task\",\"created_at\":\"2026-01-01T00:00:00Z\",\"updated_at\":\"2026-01-01T00:00:00Z\"}\r\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadCached(path, cache)
+	if err != nil || s.lz == nil {
+		t.Fatalf("not read from the cache: %v", err)
+	}
+	title := "b2"
+	if _, err := s.Update("g-b", Changes{Title: &title}, refNow); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	full, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := full.Update("g-b", Changes{Title: &title}, refNow); err != nil {
+		t.Fatal(err)
+	}
+	if want := full.Bytes(); !bytes.Equal(got, want) {
+		t.Fatalf("save from the cache:\n%q\nsave of the whole store:\n%q", got, want)
+	}
+	warm, err := LoadCached(path, cache)
+	if err != nil || !bytes.Equal(warm.Bytes(), got) {
+		t.Fatalf("the cache after the save does not match the file: %v", err)
+	}
+}
