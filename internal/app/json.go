@@ -85,7 +85,7 @@ var derivedKeys = []string{"_type", "dependency_count", "dependent_count", "comm
 // IssueObject is the issue's stored fields in bd's order, without the
 // given keys and without derived counts.
 func IssueObject(iss *tasks.Issue, without ...string) Object {
-	var o Object
+	o := make(Object, 0, 32) // a bd issue has about 20 fields; room for what callers add
 	iss.Record().Fields(func(key string, raw []byte) {
 		if !slices.Contains(derivedKeys, key) && !slices.Contains(without, key) {
 			o = append(o, Member{key, raw})

@@ -26,7 +26,14 @@ func writeJSON(w io.Writer, v any) error {
 	// are JSON already, and encoding/json would scan them all again.
 	switch x := v.(type) {
 	case []object:
-		src := []byte{'['}
+		size := 2
+		for _, o := range x {
+			for _, m := range o {
+				size += len(m.Key) + len(m.Raw) + 4
+			}
+		}
+		src := make([]byte, 0, size+len(x))
+		src = append(src, '[')
 		for i, o := range x {
 			if i > 0 {
 				src = append(src, ',')

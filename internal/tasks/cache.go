@@ -1178,6 +1178,34 @@ func (s *Store) saveLazy(path string) error {
 	return nil
 }
 
+// readMany reads the records ks from the cache, those not read yet in one
+// allocation each for their records, issues, labels and edges.
+func (s *Store) readMany(ks []int) {
+	lz := s.lz
+	if lz == nil {
+		return
+	}
+	var n, nl, nd int
+	for _, k := range ks {
+		if k < lz.v.nRecs && lz.made[k] == nil {
+			e := lz.v.entry(k)
+			n++
+			nl += int(le.Uint32(e[eLabels+4:]))
+			nd += int(le.Uint32(e[eDeps+4:]))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	sl := &slab{recs: make([]Record, n), issues: make([]Issue, n), labels: make([]string, nl), deps: make([]Dep, nd)}
+	for _, k := range ks {
+		if k < lz.v.nRecs && lz.made[k] == nil {
+			r := lz.v.fill(k, lz.data, sl)
+			lz.made[k], lz.orig[k] = r, r.Issue
+		}
+	}
+}
+
 // full reads every record a store opened from the cache has not read yet:
 // whatever changes the store, or walks all of it, needs them all.
 func (s *Store) full() {

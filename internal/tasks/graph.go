@@ -536,6 +536,13 @@ func (g *Graph) each(keep func(v *cacheView, k int) bool, fn func(iss *Issue)) {
 
 // issuesOf returns the issues the keys name (by record).
 func (g *Graph) issuesOf(keys []sortKey) []*Issue {
+	if g.view != nil && len(keys) > 64 {
+		ks := make([]int, len(keys))
+		for i, k := range keys {
+			ks[i] = k.at
+		}
+		g.Store.readMany(ks)
+	}
 	out := make([]*Issue, len(keys))
 	for i, k := range keys {
 		out[i] = g.at(k.at)

@@ -64,7 +64,7 @@ type Record struct {
 // from the cache, so its line was validated when the cache was built.
 func (r *Record) load() {
 	if r.lazy {
-		r.fields, _, _ = scanObject(r.raw)
+		r.fields, _, _ = scanTrusted(r.raw)
 		r.lazy = false
 	}
 }
