@@ -95,11 +95,10 @@ func (f Filter) Find(s *Store, g *Graph, policy string, now time.Time, limit int
 			keys = append(keys, keyOf(iss, iss.idx))
 		}
 	})
-	if policy != "" {
-		sortKeys(keys, policy, now)
-	}
 	total := len(keys)
-	if limit > 0 && total > limit {
+	if policy != "" {
+		keys = firstKeys(keys, policy, now, limit)
+	} else if limit > 0 && total > limit {
 		keys = keys[:limit]
 	}
 	return g.issuesOf(keys), total

@@ -513,12 +513,8 @@ func (g *Graph) Ready(f ReadyFilter, now time.Time) ([]*Issue, int) {
 			keys = append(keys, keyOf(iss, iss.idx))
 		}
 	})
-	sortKeys(keys, f.Sort, now)
 	total := len(keys)
-	if f.Limit > 0 && total > f.Limit {
-		keys = keys[:f.Limit]
-	}
-	return g.issuesOf(keys), total
+	return g.issuesOf(firstKeys(keys, f.Sort, now, f.Limit)), total
 }
 
 // each calls fn with each live issue of the graph's store, in store
@@ -670,6 +666,55 @@ func keyOf(iss *Issue, at int) sortKey {
 // Each policy ends on the id and then the position, so the order is total
 // and an unstable sort gives the stable one.
 func sortKeys(keys []sortKey, policy string, now time.Time) {
+	slices.SortFunc(keys, keyOrder(policy, now))
+}
+
+// firstKeys returns the first n keys in the policy's order (all of them,
+// sorted, when n is 0 or covers them): a partial selection, so that a page
+// of a long list does not sort the whole list.
+func firstKeys(keys []sortKey, policy string, now time.Time, n int) []sortKey {
+	if n <= 0 || len(keys) <= 4*n {
+		sortKeys(keys, policy, now)
+		if n > 0 && len(keys) > n {
+			keys = keys[:n]
+		}
+		return keys
+	}
+	order := keyOrder(policy, now)
+	// A max-heap of the n best keys so far: its root is the worst of them.
+	h := slices.Clone(keys[:n])
+	less := func(i, j int) bool { return order(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, k := range keys[n:] {
+		if order(k, h[0]) < 0 {
+			h[0] = k
+			down(0)
+		}
+	}
+	slices.SortFunc(h, order)
+	return h
+}
+
+// keyOrder compares keys by a sort policy.
+func keyOrder(policy string, now time.Time) func(a, b sortKey) int {
 	last := func(a, b sortKey) int {
 		if c := strings.Compare(a.id, b.id); c != 0 {
 			return c
@@ -693,10 +738,10 @@ func sortKeys(keys []sortKey, policy string, now time.Time) {
 	}
 	switch policy {
 	case SortOldest:
-		slices.SortFunc(keys, byAge)
+		return byAge
 	case SortHybrid:
 		cut := now.Add(-48 * time.Hour).UnixNano()
-		slices.SortFunc(keys, func(a, b sortKey) int {
+		return func(a, b sortKey) int {
 			ra, rb := a.created > cut, b.created > cut
 			switch {
 			case ra && rb: // by priority, then oldest first as bd 1.0.5 does
@@ -710,10 +755,9 @@ func sortKeys(keys []sortKey, policy string, now time.Time) {
 				return 1
 			}
 			return byAge(a, b)
-		})
-	default:
-		slices.SortFunc(keys, byPriority)
+		}
 	}
+	return byPriority
 }
 
 // TreeNode is one node of a dependency tree walk.

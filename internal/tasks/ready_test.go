@@ -333,3 +333,28 @@ func TestHybridRecentOldestFirstWithinPriority(t *testing.T) {
 		t.Errorf("hybrid = %s, want urgent,mid,new,old", got)
 	}
 }
+
+// firstKeys selects what a full sort would put first, in that order, for
+// every policy and page size.
+func TestFirstKeysIsTheSortedPrefix(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(31, 32))
+	for range 200 {
+		keys := make([]sortKey, r.IntN(300))
+		for i := range keys {
+			keys[i] = sortKey{at: i, priority: r.IntN(3), created: refNow.Add(-time.Duration(r.IntN(96)) * time.Hour).UnixNano(),
+				id: fmt.Sprintf("g-%d", r.IntN(50))}
+		}
+		for _, policy := range []string{SortPriority, SortOldest, SortHybrid} {
+			n := r.IntN(40)
+			want := slices.Clone(keys)
+			sortKeys(want, policy, refNow)
+			if n > 0 && len(want) > n {
+				want = want[:n]
+			}
+			if got := firstKeys(slices.Clone(keys), policy, refNow, n); !slices.Equal(got, want) {
+				t.Fatalf("%s, first %d of %d: got %v, want %v", policy, n, len(keys), got, want)
+			}
+		}
+	}
+}
