@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -1099,37 +1098,23 @@ func (s *Store) saveLazy(path string) error {
 	lz := s.lz
 	nb := lz.v.nRecs
 	n := nb + len(lz.added)
-	pos := make([][2]uint32, n)
-	lines := make([][]byte, n)
-	crc := crc32.New(castagnoli)
-	size := 0
-	err := fsx.WriteFileFunc(path, 0o644, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
-		size = 0
-		if s.bom {
-			bw.Write(utf8BOM)
-			size = len(utf8BOM)
+	wr, err := writeLines(path, s.bom, n, func(k int) []byte {
+		if k >= nb {
+			return lz.added[k-nb].encode()
 		}
-		for k := range n {
-			var line []byte
-			if k >= nb {
-				line = lz.added[k-nb].encode()
-			} else if r := lz.made[k]; r != nil {
-				line = r.encode()
-			} else {
-				e := lz.v.entry(k)
-				line = lz.data[le.Uint32(e[eStart:]):le.Uint32(e[eEnd:])]
-			}
-			lines[k] = line
-			pos[k] = [2]uint32{uint32(size), uint32(size + len(line))}
-			size += len(line) + 1
-			bw.Write(line)
-			bw.WriteByte('\n')
+		if r := lz.made[k]; r != nil {
+			return r.encode()
 		}
-		return bw.Flush()
+		e := lz.v.entry(k)
+		return lz.data[le.Uint32(e[eStart:]):le.Uint32(e[eEnd:])]
 	})
 	if err != nil {
 		return err
+	}
+	lines, size := wr.lines, wr.size
+	pos := make([][2]uint32, n)
+	for k, p := range wr.pos {
+		pos[k] = [2]uint32{uint32(p[0]), uint32(p[1])}
 	}
 	for j, r := range lz.added {
 		k := nb + j
@@ -1159,7 +1144,7 @@ func (s *Store) saveLazy(path string) error {
 				r.raw, r.Line, r.start, r.end = lines[k], k+1, int(pos[k][0]), int(pos[k][1])
 			}
 			if fi, err := os.Stat(path); err == nil {
-				s.writeCache(size, crc.Sum32(), fi)
+				s.writeCache(size, wr.sum, fi)
 			}
 			return nil
 		}
@@ -1173,7 +1158,7 @@ func (s *Store) saveLazy(path string) error {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
 		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
-			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, crc.Sum32(), fi)
+			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, wr.sum, fi)
 	}
 	return nil
 }

@@ -244,6 +244,42 @@ func (s *Store) Bytes() []byte {
 	return b.Bytes()
 }
 
+// written is what writeLines wrote: each line, its byte range in the
+// file, the file's size and its CRC-32C.
+type written struct {
+	lines [][]byte
+	pos   [][2]int
+	size  int
+	sum   uint32
+}
+
+// writeLines writes n lines, line(k) each and a newline, to path
+// atomically, after a byte order mark when bom. The file is streamed:
+// lines copied from another file's bytes are not copied in memory again.
+func writeLines(path string, bom bool, n int, line func(k int) []byte) (written, error) {
+	w := written{lines: make([][]byte, n), pos: make([][2]int, n)}
+	crc := crc32.New(castagnoli)
+	err := fsx.WriteFileFunc(path, 0o644, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 64<<10)
+		w.size = 0
+		if bom {
+			bw.Write(utf8BOM)
+			w.size = len(utf8BOM)
+		}
+		for k := range n {
+			l := line(k)
+			w.lines[k] = l
+			w.pos[k] = [2]int{w.size, w.size + len(l)}
+			w.size += len(l) + 1
+			bw.Write(l)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush() // bufio keeps the first error: Flush returns it
+	})
+	w.sum = crc.Sum32()
+	return w, err
+}
+
 // Save writes the store to path atomically, then refreshes the cache for
 // the new content. The file is streamed: unchanged records are copied from
 // the bytes they were read from, so saving a large file builds no second
@@ -255,35 +291,17 @@ func (s *Store) Save(path string) error {
 	s.full()
 	s.refreshCounts()
 	recs := s.records
-	lines := make([][]byte, len(recs))
-	crc := crc32.New(castagnoli)
-	size := 0
-	err := fsx.WriteFileFunc(path, 0o644, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
-		size = 0
-		if s.bom {
-			bw.Write(utf8BOM)
-			size = len(utf8BOM)
-		}
-		for i, r := range recs {
-			line := r.encode()
-			lines[i] = line
-			r.start, r.end = size, size+len(line)
-			size = r.end + 1
-			bw.Write(line)
-			bw.WriteByte('\n')
-		}
-		return bw.Flush() // bufio keeps the first error: Flush returns it
-	})
+	w, err := writeLines(path, s.bom, len(recs), func(k int) []byte { return recs[k].encode() })
 	if err != nil {
 		return err
 	}
 	for i, r := range recs {
-		r.raw, r.dirty, r.Line = lines[i], false, i+1
+		r.raw, r.dirty, r.Line = w.lines[i], false, i+1
+		r.start, r.end = w.pos[i][0], w.pos[i][1]
 	}
 	s.records = recs
 	if fi, err := os.Stat(path); err == nil {
-		s.writeCache(size, crc.Sum32(), fi)
+		s.writeCache(w.size, w.sum, fi)
 	}
 	return nil
 }
