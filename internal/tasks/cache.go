@@ -25,6 +25,9 @@ import (
 //
 // The cache is laid out to be used where it is mapped: fixed-size entries
 // that refer to strings by offset, so that opening it decodes nothing.
+// Writes that keep its shape patch it (writePatch): changed entries are
+// rewritten, new strings, labels, lists and entries appended, the rest
+// copied.
 //
 // Trust: a cache whose recorded size and modification time are the
 // file's is used without reading the file, unless the file changed within
@@ -40,7 +43,8 @@ import (
 //	         waits-for edge),
 //	         u32 records, u32 live issues, u32 label refs, u32 edges,
 //	         u32 blocker refs, u32 index-list entries, u32 id-hash slots,
-//	         u32 strings size, 8 bytes zero (64 bytes in all)
+//	         u32 strings size, i64 the highest integer comment id, u32
+//	         comment ids (1: integers, 2: strings), 4 bytes zero (80 in all)
 //	records  one entry of entrySize bytes per line (layout at the e*
 //	         offsets below)
 //	labels   label refs: u32 offset, u32 length into strings
