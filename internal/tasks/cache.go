@@ -171,9 +171,12 @@ func trustLater(cachePath string, cfi fs.FileInfo, header []byte, mtime int64) {
 
 var le = binary.LittleEndian
 
-// cacheWriter builds the cache's sections.
+// cacheWriter builds the cache's sections. A patch starts from the old
+// cache's sections (clipped, so that appending copies them) and writes its
+// new strings after the old ones, base bytes in.
 type cacheWriter struct {
 	entries, labels, edges, blockers, index, strs []byte
+	base                                          uint32
 	interned                                      map[string][2]uint32
 }
 
@@ -194,9 +197,122 @@ func (w *cacheWriter) ref(s string) [2]uint32 {
 
 // add appends s to the strings and returns its offset and length.
 func (w *cacheWriter) add(s string) [2]uint32 {
-	r := [2]uint32{uint32(len(w.strs)), uint32(len(s))}
+	r := [2]uint32{w.base + uint32(len(w.strs)), uint32(len(s))}
 	w.strs = append(w.strs, s...)
 	return r
+}
+
+// putIssue writes the cached fields of i into its entry e, its labels
+// after those written so far and, with edges, its edges too (a patch of a
+// changed issue keeps the edges it had).
+func (w *cacheWriter) putIssue(e []byte, i *Issue, edges bool) {
+	e[eFlags] = 0
+	if i.Pinned {
+		e[eFlags] |= 1
+	}
+	if i.Ephemeral {
+		e[eFlags] |= 2
+	}
+	id := w.add(i.ID)
+	putRef(e, eID, id)
+	putRef(e, eTitle, w.add(i.Title))
+	putRef(e, eStatus, w.ref(i.Status))
+	putRef(e, eType, w.ref(i.IssueType))
+	putRef(e, eAssignee, w.ref(i.Assignee))
+	le.PutUint32(e[ePriority:], uint32(int32(i.Priority)))
+	le.PutUint32(e[eComments:], uint32(i.Comments))
+	putTime(e, eCreated, i.CreatedAt)
+	putTime(e, eUpdated, i.UpdatedAt)
+	putTime(e, eStarted, i.StartedAt)
+	putTime(e, eClosed, i.ClosedAt)
+	putTime(e, eDefer, i.DeferUntil)
+	putSpan(e, eLabels, len(w.labels)/8, len(i.Labels))
+	for _, l := range i.Labels {
+		w.labels = appendRef(w.labels, w.ref(l))
+	}
+	if !edges {
+		return
+	}
+	putSpan(e, eDeps, len(w.edges)/32, len(i.Deps))
+	for _, d := range i.Deps {
+		from := id
+		if d.IssueID != i.ID {
+			from = w.add(d.IssueID)
+		}
+		w.edges = appendRef(w.edges, from)
+		w.edges = appendRef(w.edges, w.add(d.DependsOnID))
+		w.edges = appendRef(w.edges, w.ref(d.Type))
+		w.edges = appendRef(w.edges, w.ref(d.Metadata))
+	}
+}
+
+// putBlocked writes an issue's blocked-by set into its entry e.
+func (w *cacheWriter) putBlocked(e []byte, by []string) {
+	putSpan(e, eBlocked, len(w.blockers)/8, len(by))
+	for _, id := range by {
+		w.blockers = appendRef(w.blockers, w.add(id))
+	}
+}
+
+// putLists writes an issue's parents, children and dependents into its
+// entry e.
+func (w *cacheWriter) putLists(e []byte, lists [3][]int32) {
+	for i, at := range []int{eParents, eChildren, eIn} {
+		putSpan(e, at, len(w.index)/4, len(lists[i]))
+		for _, x := range lists[i] {
+			w.index = le.AppendUint32(w.index, uint32(x))
+		}
+	}
+}
+
+// write writes the cache: the header h (its section sizes filled in
+// here), the sections, and before the new strings the old ones a patch
+// keeps. Failure only costs speed, so it is ignored.
+func (w *cacheWriter) write(path string, h, hash, oldStrs []byte, nLive int) {
+	le.PutUint32(h[32:], uint32(len(w.entries)/entrySize))
+	le.PutUint32(h[36:], uint32(nLive))
+	le.PutUint32(h[40:], uint32(len(w.labels)/8))
+	le.PutUint32(h[44:], uint32(len(w.edges)/32))
+	le.PutUint32(h[48:], uint32(len(w.blockers)/8))
+	le.PutUint32(h[52:], uint32(len(w.index)/4))
+	le.PutUint32(h[56:], uint32(len(hash)/4))
+	le.PutUint32(h[60:], uint32(len(oldStrs)+len(w.strs)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	_ = fsx.WriteDerivedFunc(path, func(f io.Writer) error {
+		for _, sec := range [][]byte{h, w.entries, w.labels, w.edges, w.blockers, w.index, hash, oldStrs, w.strs} {
+			if _, err := f.Write(sec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// cacheHeader is a header for a file of size bytes, modification time
+// and CRC-32C sum, with flags and comment ids; write fills in the sizes.
+func cacheHeader(size int, fi fs.FileInfo, sum, flags uint32, ids commentIDs) []byte {
+	h := make([]byte, headerSize)
+	copy(h, cacheMagic)
+	le.PutUint32(h[4:], cacheVersion)
+	le.PutUint64(h[8:], uint64(size))
+	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
+	le.PutUint32(h[24:], sum)
+	le.PutUint32(h[28:], flags)
+	appendCommentIDs(h[:64], ids)
+	return h
+}
+
+// putHashID puts record k, whose issue has id, into the id hash.
+func putHashID(hash []byte, k int, id string) {
+	mask := uint32(len(hash)/4 - 1)
+	for h := fnv32(id) & mask; ; h = (h + 1) & mask {
+		if le.Uint32(hash[h*4:]) == 0 {
+			le.PutUint32(hash[h*4:], uint32(k+1))
+			return
+		}
+	}
 }
 
 func appendRef(b []byte, r [2]uint32) []byte {
@@ -215,9 +331,11 @@ func putSpan(e []byte, at, first, n int) {
 }
 
 func putTime(e []byte, at int, t time.Time) {
+	var v int64
 	if !t.IsZero() {
-		le.PutUint64(e[at:], uint64(t.UnixNano()))
+		v = t.UnixNano()
 	}
+	le.PutUint64(e[at:], uint64(v))
 }
 
 // writeCache stores the cache for the store's file, of size bytes with
@@ -266,74 +384,26 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 		le.PutUint32(e[eStart:], uint32(r.start))
 		le.PutUint32(e[eEnd:], uint32(r.end))
 		e[eKind] = byte(r.Kind)
-		i := r.Issue
-		if i == nil {
+		if r.Issue == nil {
 			continue
 		}
-		if i.Pinned {
-			e[eFlags] |= 1
-		}
-		if i.Ephemeral {
-			e[eFlags] |= 2
-		}
-		id := w.add(i.ID)
-		putRef(e, eID, id)
-		putRef(e, eTitle, w.add(i.Title))
-		putRef(e, eStatus, w.ref(i.Status))
-		putRef(e, eType, w.ref(i.IssueType))
-		putRef(e, eAssignee, w.ref(i.Assignee))
-		le.PutUint32(e[ePriority:], uint32(int32(i.Priority)))
-		le.PutUint32(e[eComments:], uint32(i.Comments))
-		putTime(e, eCreated, i.CreatedAt)
-		putTime(e, eUpdated, i.UpdatedAt)
-		putTime(e, eStarted, i.StartedAt)
-		putTime(e, eClosed, i.ClosedAt)
-		putTime(e, eDefer, i.DeferUntil)
-		putSpan(e, eLabels, len(w.labels)/8, len(i.Labels))
-		for _, l := range i.Labels {
-			w.labels = appendRef(w.labels, w.ref(l))
-		}
-		putSpan(e, eDeps, len(w.edges)/32, len(i.Deps))
-		for _, d := range i.Deps {
-			from := id
-			if d.IssueID != i.ID {
-				from = w.add(d.IssueID)
-			}
-			w.edges = appendRef(w.edges, from)
-			w.edges = appendRef(w.edges, w.add(d.DependsOnID))
-			w.edges = appendRef(w.edges, w.ref(d.Type))
-			w.edges = appendRef(w.edges, w.ref(d.Metadata))
-		}
+		w.putIssue(e, r.Issue, true)
 		if g.issues[k] == nil {
 			continue
 		}
 		le.PutUint32(e[eAllIn:], uint32(g.allIn[k]))
 		le.PutUint32(e[eBlocksIn:], uint32(g.blocksIn[k]))
-		putSpan(e, eBlocked, len(w.blockers)/8, len(g.blocked[k]))
-		for _, id := range g.blocked[k] {
-			w.blockers = appendRef(w.blockers, w.add(id))
-		}
-		for _, list := range []struct {
-			at int
-			ks []int32
-		}{{eParents, g.parents[k]}, {eChildren, g.children[k]}, {eIn, g.in[k]}} {
-			putSpan(e, list.at, len(w.index)/4, len(list.ks))
-			for _, x := range list.ks {
-				w.index = le.AppendUint32(w.index, uint32(x))
-			}
-		}
+		w.putBlocked(e, g.blocked[k])
+		w.putLists(e, [3][]int32{g.parents[k], g.children[k], g.in[k]})
 	}
-	slots := hashSlots(len(s.byID))
-	hash := make([]byte, slots*4)
+	hash := make([]byte, hashSlots(len(s.byID))*4)
+	live := 0
 	for k, r := range s.records {
-		if r.Issue == nil {
-			continue
+		if r.Issue != nil {
+			putHashID(hash, k, r.Issue.ID)
 		}
-		for h := fnv32(r.Issue.ID) & uint32(slots-1); ; h = (h + 1) & uint32(slots-1) {
-			if le.Uint32(hash[h*4:]) == 0 {
-				le.PutUint32(hash[h*4:], uint32(k+1))
-				break
-			}
+		if g.issues[k] != nil {
+			live++
 		}
 	}
 	if !s.lf {
@@ -342,35 +412,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 	if s.bom {
 		flags |= flagBOM
 	}
-	buf := make([]byte, 0, headerSize)
-	buf = append(buf, cacheMagic...)
-	for _, v := range []uint64{cacheVersion} {
-		buf = le.AppendUint32(buf, uint32(v))
-	}
-	buf = le.AppendUint64(buf, uint64(size))
-	buf = le.AppendUint64(buf, uint64(fi.ModTime().UnixNano()))
-	buf = le.AppendUint32(buf, sum)
-	live := 0
-	for _, iss := range g.issues {
-		if iss != nil {
-			live++
-		}
-	}
-	for _, v := range []int{int(flags), len(s.records), live, len(w.labels) / 8, len(w.edges) / 32,
-		len(w.blockers) / 8, len(w.index) / 4, slots, len(w.strs)} {
-		buf = le.AppendUint32(buf, uint32(v))
-	}
-	buf = appendCommentIDs(buf, s.commentIDs())
-	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err == nil {
-		_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
-			for _, sec := range [][]byte{buf, w.entries, w.labels, w.edges, w.blockers, w.index, hash, w.strs} {
-				if _, err := f.Write(sec); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	w.write(s.cachePath, cacheHeader(size, fi, sum, flags, s.commentIDs()), hash, nil, live)
 }
 
 // patchCache writes the cache by patching the one the store was opened
@@ -451,7 +493,10 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 	}
 	nb := old.nRecs
 	n := nb + len(added)
-	entries := make([]byte, n*entrySize)
+	w := &cacheWriter{entries: make([]byte, n*entrySize), labels: slices.Clip(old.labels), edges: slices.Clip(old.edges),
+		blockers: slices.Clip(old.blockers), index: slices.Clip(old.index), base: uint32(len(old.strs)),
+		interned: map[string][2]uint32{}}
+	entries := w.entries
 	copy(entries, old.entries)
 	for k := range n {
 		e := entries[k*entrySize:]
@@ -460,53 +505,12 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 		le.PutUint32(e[eStart:], p[0])
 		le.PutUint32(e[eEnd:], p[1])
 	}
-	// New strings go after the old ones: refs into them are offset by
-	// the old size.
-	w := &cacheWriter{interned: map[string][2]uint32{}}
-	base := uint32(len(old.strs))
-	ref := func(str string) [2]uint32 {
-		if str == "" {
-			return [2]uint32{}
-		}
-		r := w.ref(str)
-		return [2]uint32{r[0] + base, r[1]}
-	}
-	add := func(str string) [2]uint32 {
-		r := w.add(str)
-		return [2]uint32{r[0] + base, r[1]}
-	}
-	labels := slices.Clip(old.labels)
 	for _, k := range changed {
-		e, i := entries[k*entrySize:(k+1)*entrySize], issue(k)
-		e[eFlags] = 0
-		if i.Pinned {
-			e[eFlags] |= 1
-		}
-		if i.Ephemeral {
-			e[eFlags] |= 2
-		}
-		putRef(e, eTitle, add(i.Title))
-		putRef(e, eStatus, ref(i.Status))
-		putRef(e, eType, ref(i.IssueType))
-		putRef(e, eAssignee, ref(i.Assignee))
-		le.PutUint32(e[ePriority:], uint32(int32(i.Priority)))
-		le.PutUint32(e[eComments:], uint32(i.Comments))
-		for _, t := range []struct {
-			at int
-			t  time.Time
-		}{{eCreated, i.CreatedAt}, {eUpdated, i.UpdatedAt}, {eStarted, i.StartedAt}, {eClosed, i.ClosedAt}, {eDefer, i.DeferUntil}} {
-			le.PutUint64(e[t.at:], 0)
-			putTime(e, t.at, t.t)
-		}
-		putSpan(e, eLabels, len(labels)/8, len(i.Labels))
-		for _, l := range i.Labels {
-			labels = appendRef(labels, ref(l))
-		}
+		w.putIssue(entries[k*entrySize:(k+1)*entrySize], issue(k), false)
 	}
-	edges, index, hash := old.edges, old.index, old.hash
+	hash := old.hash
 	live := old.nLive
 	if len(added) > 0 {
-		edges, index = slices.Clip(edges), slices.Clip(index)
 		grown := map[int][3][]int32{} // target: its parents, children and dependents lists
 		list := func(k, at int) []int32 {
 			if l, ok := grown[k]; ok {
@@ -525,44 +529,14 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 			cur[(at-eParents)/8] = l
 			grown[k] = cur
 		}
+		g := &Graph{Store: s, issues: make([]*Issue, nb), view: old}
 		for j, r := range added {
 			k, iss := nb+j, r.Issue
 			e := entries[k*entrySize : (k+1)*entrySize]
 			e[eKind] = byte(r.Kind)
-			if iss.Pinned {
-				e[eFlags] |= 1
-			}
-			if iss.Ephemeral {
-				e[eFlags] |= 2
-			}
-			id := add(iss.ID)
-			putRef(e, eID, id)
-			putRef(e, eTitle, add(iss.Title))
-			putRef(e, eStatus, ref(iss.Status))
-			putRef(e, eType, ref(iss.IssueType))
-			putRef(e, eAssignee, ref(iss.Assignee))
-			le.PutUint32(e[ePriority:], uint32(int32(iss.Priority)))
-			le.PutUint32(e[eComments:], uint32(iss.Comments))
-			putTime(e, eCreated, iss.CreatedAt)
-			putTime(e, eUpdated, iss.UpdatedAt)
-			putTime(e, eStarted, iss.StartedAt)
-			putTime(e, eClosed, iss.ClosedAt)
-			putTime(e, eDefer, iss.DeferUntil)
-			putSpan(e, eLabels, len(labels)/8, len(iss.Labels))
-			for _, l := range iss.Labels {
-				labels = appendRef(labels, ref(l))
-			}
-			putSpan(e, eDeps, len(edges)/32, len(iss.Deps))
+			w.putIssue(e, iss, true)
 			var parents []int32
 			for _, d := range iss.Deps {
-				from := id
-				if d.IssueID != iss.ID {
-					from = add(d.IssueID)
-				}
-				edges = appendRef(edges, from)
-				edges = appendRef(edges, add(d.DependsOnID))
-				edges = appendRef(edges, ref(d.Type))
-				edges = appendRef(edges, ref(d.Metadata))
 				t := s.live(d.DependsOnID)
 				if t == nil {
 					continue
@@ -584,7 +558,6 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 				setList(k, eParents, parents)
 			}
 			// Its blocked set: direct blockers, else blocked parents.
-			g := &Graph{Store: s, issues: make([]*Issue, nb), view: old}
 			var by []string
 			if canBeBlocked(iss) {
 				by = g.directBlockers(iss)
@@ -605,88 +578,40 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 			live++
 		}
 		for k, l := range grown {
-			e := entries[k*entrySize:]
-			for i, at := range []int{eParents, eChildren, eIn} {
-				putSpan(e, at, len(index)/4, len(l[i]))
-				for _, x := range l[i] {
-					index = le.AppendUint32(index, uint32(x))
-				}
-			}
+			w.putLists(entries[k*entrySize:], l)
 		}
-		hash = s.growHash(old, entries, n, func(b []byte) string { return v2str(old, w, base, b) })
+		hash = growHash(old, w, n)
 	}
-	blockers := slices.Clip(old.blockers)
 	for k, by := range blocked {
-		e := entries[k*entrySize : (k+1)*entrySize]
-		putSpan(e, eBlocked, len(blockers)/8, len(by))
-		for _, id := range by {
-			blockers = appendRef(blockers, add(id))
-		}
+		w.putBlocked(entries[k*entrySize:(k+1)*entrySize], by)
 	}
-	h := bytes.Clone(old.c[:headerSize])
-	le.PutUint32(h[32:], uint32(n))
-	le.PutUint32(h[36:], uint32(live))
-	le.PutUint32(h[44:], uint32(len(edges)/32))
-	le.PutUint32(h[52:], uint32(len(index)/4))
-	le.PutUint32(h[56:], uint32(len(hash)/4))
-	le.PutUint64(h[8:], uint64(size))
-	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
-	le.PutUint32(h[24:], sum)
-	le.PutUint32(h[40:], uint32(len(labels)/8))
-	le.PutUint32(h[48:], uint32(len(blockers)/8))
-	le.PutUint32(h[60:], uint32(len(old.strs)+len(w.strs)))
-	appendCommentIDs(h[:64], ids)
-	if err := os.MkdirAll(filepath.Dir(s.cachePath), 0o755); err != nil {
-		return
-	}
-	_ = fsx.WriteDerivedFunc(s.cachePath, func(f io.Writer) error {
-		for _, sec := range [][]byte{h, entries, labels, edges, blockers, index, hash, old.strs, w.strs} {
-			if _, err := f.Write(sec); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	w.write(s.cachePath, cacheHeader(size, fi, sum, le.Uint32(old.c[28:]), ids), hash, old.strs, live)
 }
 
-// v2str reads a ref from a patched cache: into the old strings, or into
-// the strings the patch adds after them.
-func v2str(old *cacheView, w *cacheWriter, base uint32, b []byte) string {
-	off, n := le.Uint32(b), le.Uint32(b[4:])
-	if off < base {
-		return bytesString(old.strs[off : off+n])
+// growHash returns the id hash for a patch writing w's entries after the
+// cache old's: the old hash with the new ids put in, or one built anew
+// when it would be over half full.
+func growHash(old *cacheView, w *cacheWriter, n int) []byte {
+	str := func(b []byte) string { // a ref into the old strings or the patch's
+		off, l := le.Uint32(b), le.Uint32(b[4:])
+		if off < w.base {
+			return bytesString(old.strs[off : off+l])
+		}
+		return string(w.strs[off-w.base : off-w.base+l])
 	}
-	return string(w.strs[off-base : off-base+n])
-}
-
-// growHash returns the id hash for entries, n records: the old one with
-// the new ids put in, or one built anew when it would be over half full.
-func (s *Store) growHash(old *cacheView, entries []byte, n int, str func(b []byte) string) []byte {
 	ids := 0
 	for k := range n {
-		if Kind(entries[k*entrySize+eKind]) != KindOther {
+		if Kind(w.entries[k*entrySize+eKind]) != KindOther {
 			ids++
 		}
 	}
-	slots := len(old.hash) / 4
-	from := old.nRecs
-	var hash []byte
-	if 2*ids <= slots {
-		hash = bytes.Clone(old.hash)
-	} else {
-		slots, from = hashSlots(ids), 0
-		hash = make([]byte, slots*4)
+	hash, from := bytes.Clone(old.hash), old.nRecs
+	if 2*ids > len(old.hash)/4 {
+		hash, from = make([]byte, hashSlots(ids)*4), 0
 	}
 	for k := from; k < n; k++ {
-		e := entries[k*entrySize:]
-		if Kind(e[eKind]) == KindOther {
-			continue
-		}
-		for h := fnv32(str(e[eID:])) & uint32(slots-1); ; h = (h + 1) & uint32(slots-1) {
-			if le.Uint32(hash[h*4:]) == 0 {
-				le.PutUint32(hash[h*4:], uint32(k+1))
-				break
-			}
+		if e := w.entries[k*entrySize:]; Kind(e[eKind]) != KindOther {
+			putHashID(hash, k, str(e[eID:]))
 		}
 	}
 	return hash

@@ -218,24 +218,19 @@ func (s *Store) reblock(v *cacheView, moved []int) (map[int][]string, bool) {
 // sameShape reports whether an issue changed only in what the graph does
 // not read: its edges and its status class are the same.
 func sameShape(old, cur *Issue) bool {
-	if old == nil || cur == nil {
-		return old == cur
+	return old == cur || sameEdges(old, cur) && statusClass(old.Status) == statusClass(cur.Status)
+}
+
+// statusClass is what the graph reads of a status: closed, pinned or
+// other.
+func statusClass(st string) int {
+	switch st {
+	case StatusClosed:
+		return 1
+	case StatusPinned:
+		return 2
 	}
-	if old == cur {
-		return true
-	}
-	class := func(st string) int {
-		switch st {
-		case StatusClosed:
-			return 1
-		case StatusPinned:
-			return 2
-		case StatusTombstone:
-			return 3
-		}
-		return 0
-	}
-	return old.ID == cur.ID && class(old.Status) == class(cur.Status) && slices.Equal(old.Deps, cur.Deps)
+	return 0
 }
 
 // at returns record k's live issue, or nil.
