@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,15 +50,18 @@ func (o Object) AppendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if plainKey(m.Key) {
-			b = append(append(append(b, '"'), m.Key...), '"', ':')
-		} else {
-			k, _ := json.Marshal(m.Key)
-			b = append(append(b, k...), ':')
-		}
-		b = append(b, m.Raw...)
+		b = append(AppendKey(b, m.Key), m.Raw...)
 	}
 	return append(b, '}')
+}
+
+// AppendKey appends key as a JSON object key, with its colon.
+func AppendKey(b []byte, key string) []byte {
+	if plainKey(key) {
+		return append(append(append(b, '"'), key...), '"', ':')
+	}
+	k, _ := json.Marshal(key)
+	return append(append(b, k...), ':')
 }
 
 // plainKey reports whether key needs no escaping in JSON.
@@ -72,11 +76,42 @@ func plainKey(key string) bool {
 
 // With is o with key set to v's JSON appended.
 func (o Object) With(key string, v any) Object {
+	return append(o, Member{key, appendValue(nil, v)})
+}
+
+// appendValue appends v's JSON as json.Marshal writes it. The values
+// issue lists add to every issue (counts, ids, booleans) are written
+// directly; the rest go through json.Marshal.
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case string:
+		if plainKey(x) {
+			return append(append(append(b, '"'), x...), '"')
+		}
+	case []string:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		if !slices.ContainsFunc(x, func(s string) bool { return !plainKey(s) }) {
+			b = append(b, '[')
+			for i, s := range x {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(append(append(b, '"'), s...), '"')
+			}
+			return append(b, ']')
+		}
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		raw = []byte("null")
+		return append(b, "null"...)
 	}
-	return append(o, Member{key, raw})
+	return append(b, raw...)
 }
 
 // derivedKeys are bd export artifacts that memctl recomputes.
@@ -85,7 +120,12 @@ var derivedKeys = []string{"_type", "dependency_count", "dependent_count", "comm
 // IssueObject is the issue's stored fields in bd's order, without the
 // given keys and without derived counts.
 func IssueObject(iss *tasks.Issue, without ...string) Object {
-	o := make(Object, 0, 32) // a bd issue has about 20 fields; room for what callers add
+	return AppendIssueObject(make(Object, 0, 32), iss, without...) // a bd issue has about 20 fields; room for what callers add
+}
+
+// AppendIssueObject is IssueObject appended to o: a list printed one
+// issue at a time reuses one Object.
+func AppendIssueObject(o Object, iss *tasks.Issue, without ...string) Object {
 	iss.Record().Fields(func(key string, raw []byte) {
 		if !slices.Contains(derivedKeys, key) && !slices.Contains(without, key) {
 			o = append(o, Member{key, raw})
@@ -95,8 +135,11 @@ func IssueObject(iss *tasks.Issue, without ...string) Object {
 }
 
 // ListObject is bd's IssueWithCounts, as ready and list print it.
-func ListObject(g *tasks.Graph, iss *tasks.Issue) Object {
-	o := IssueObject(iss, "comments")
+func ListObject(g *tasks.Graph, iss *tasks.Issue) Object { return AppendListObject(nil, g, iss) }
+
+// AppendListObject is ListObject appended to o.
+func AppendListObject(o Object, g *tasks.Graph, iss *tasks.Issue) Object {
+	o = AppendIssueObject(o, iss, "comments")
 	if p := g.Parent(iss); p != nil {
 		o = o.With("parent", p.ID)
 	}
@@ -108,7 +151,12 @@ func ListObject(g *tasks.Graph, iss *tasks.Issue) Object {
 // dep list print it: bd 1.0.5 reads the issue without its edges and
 // comments there (compared with the real bd by the harness,
 // cmd/memctl/bdcompat_test.go).
-func PlainObject(iss *tasks.Issue) Object { return IssueObject(iss, "dependencies", "comments") }
+func PlainObject(iss *tasks.Issue) Object { return AppendPlainObject(make(Object, 0, 32), iss) }
+
+// AppendPlainObject is PlainObject appended to o.
+func AppendPlainObject(o Object, iss *tasks.Issue) Object {
+	return AppendIssueObject(o, iss, "dependencies", "comments")
+}
 
 // ShowOptions are show's --include-* flags.
 type ShowOptions struct {

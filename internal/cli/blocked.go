@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/tasks"
 )
 
@@ -34,12 +35,14 @@ func runBlocked(ctx context.Context, env *Env, opts blockedOptions) error {
 	g := tasks.NewGraph(t.store)
 	blocked := g.Blocked()
 	if opts.json {
-		out := make([]object, 0, len(blocked))
+		a := newJSONArray(env.Out)
+		var o app.Object
 		for _, iss := range blocked {
 			by := g.BlockedBy(iss)
-			out = append(out, plainObject(iss).with("blocked_by_count", len(by)).with("blocked_by", by))
+			o = app.AppendPlainObject(o[:0], iss).With("blocked_by_count", len(by)).With("blocked_by", by)
+			a.add(object(o))
 		}
-		return writeJSON(env.Out, out)
+		return a.close()
 	}
 	if len(blocked) == 0 {
 		env.notef("no blocked issues")

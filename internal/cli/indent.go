@@ -5,8 +5,11 @@ package cli
 // as json.Indent(dst, src, "", "  ") would. It is a single pass that only
 // tracks strings and escapes, several times faster than json.Indent's
 // validating scanner, which was a large part of listing 1,000 proposals.
-func indentJSON(dst, src []byte) []byte {
-	depth := 0
+func indentJSON(dst, src []byte) []byte { return indentJSONAt(dst, src, 0) }
+
+// indentJSONAt is indentJSON for a value that sits depth levels deep: its
+// inner lines are indented as they would be in the whole document.
+func indentJSONAt(dst, src []byte, depth int) []byte {
 	inString, escaped := false, false
 	newline := func() {
 		dst = append(dst, '\n')

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/memctl/memctl/internal/app"
 )
 
 // indentJSON must write exactly what json.Indent writes, for anything
@@ -81,4 +83,93 @@ func randomValue(rng *rand.Rand, depth int) any {
 		}
 		return m
 	}
+}
+
+// jsonArray and appendIndentedObject write in one pass what indenting
+// the compact array writes: json.Indent is the reference.
+func TestJSONArrayMatchesIndent(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 40 {
+		var objs []object
+		for range n % 7 {
+			var o object
+			for range rng.IntN(6) {
+				raw, err := json.Marshal(randomValue(rng, 3))
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := []string{"id", "a\"b", "<k>", "é"}[rng.IntN(4)]
+				o = append(o, app.Member{Key: key, Raw: raw})
+			}
+			objs = append(objs, o)
+		}
+		// A buffer small enough that the array is written in pieces.
+		var got bytes.Buffer
+		a := newJSONArray(&got)
+		compact := []byte{'['}
+		for i, o := range objs {
+			a.add(o)
+			if i > 0 {
+				compact = append(compact, ',')
+			}
+			compact = app.Object(o).AppendJSON(compact)
+		}
+		if err := a.close(); err != nil {
+			t.Fatal(err)
+		}
+		compact = append(compact, ']')
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact, "", "  "); err != nil {
+			t.Fatalf("%s: %v", compact, err)
+		}
+		want.WriteByte('\n')
+		if got.String() != want.String() {
+			t.Fatalf("jsonArray wrote\n%s\nwant\n%s", got.String(), want.String())
+		}
+		if len(objs) > 0 {
+			var one bytes.Buffer
+			if err := writeJSON(&one, objs[0]); err != nil {
+				t.Fatal(err)
+			}
+			var want1 bytes.Buffer
+			_ = json.Indent(&want1, app.Object(objs[0]).AppendJSON(nil), "", "  ")
+			if one.String() != want1.String()+"\n" {
+				t.Fatalf("writeJSON(object) wrote\n%s\nwant\n%s", one.String(), want1.String())
+			}
+		}
+	}
+}
+
+// A long array goes out in pieces, each under the flush size plus one
+// object, and still reads back as the same array.
+func TestJSONArrayStreams(t *testing.T) {
+	t.Parallel()
+	w := &pieceWriter{}
+	a := newJSONArray(w)
+	o := object{{Key: "id", Raw: []byte(`"` + strings.Repeat("x", 1000) + `"`)}}
+	for range 500 {
+		a.add(o)
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	if w.writes < 5 || w.max > jsonArrayFlush+2000 {
+		t.Errorf("%d writes, largest %d bytes: want the array written in pieces", w.writes, w.max)
+	}
+	var back []map[string]string
+	if err := json.Unmarshal(w.buf.Bytes(), &back); err != nil || len(back) != 500 {
+		t.Errorf("read back %d objects, err %v", len(back), err)
+	}
+}
+
+type pieceWriter struct {
+	buf         bytes.Buffer
+	writes, max int
+}
+
+func (w *pieceWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.max = max(w.max, len(p))
+	return w.buf.Write(p)
 }

@@ -26,24 +26,14 @@ func writeJSON(w io.Writer, v any) error {
 	// are JSON already, and encoding/json would scan them all again.
 	switch x := v.(type) {
 	case []object:
-		size := 2
+		a := newJSONArray(w)
 		for _, o := range x {
-			for _, m := range o {
-				size += len(m.Key) + len(m.Raw) + 4
-			}
+			a.add(o)
 		}
-		src := make([]byte, 0, size+len(x))
-		src = append(src, '[')
-		for i, o := range x {
-			if i > 0 {
-				src = append(src, ',')
-			}
-			src = app.Object(o).AppendJSON(src)
-		}
-		src = append(src, ']')
-		return writeIndented(w, src)
+		return a.close()
 	case object:
-		return writeIndented(w, app.Object(x).AppendJSON(nil))
+		_, err := w.Write(append(appendIndentedObject(nil, x, 0), '\n'))
+		return err
 	}
 	var compact bytes.Buffer
 	enc := json.NewEncoder(&compact)
@@ -52,6 +42,90 @@ func writeJSON(w io.Writer, v any) error {
 		return err
 	}
 	return writeIndented(w, bytes.TrimSuffix(compact.Bytes(), []byte("\n")))
+}
+
+// jsonArray writes a JSON array of objects exactly as writeJSON writes a
+// []object, one object at a time through a small buffer: a long list is
+// never held whole, as objects or as text. Write errors are kept and
+// returned by close.
+type jsonArray struct {
+	w   io.Writer
+	buf []byte
+	n   int
+	err error
+}
+
+// jsonArrayFlush is the buffered size at which jsonArray writes.
+const jsonArrayFlush = 60 << 10
+
+func newJSONArray(w io.Writer) *jsonArray {
+	return &jsonArray{w: w, buf: make([]byte, 0, jsonArrayFlush+8<<10)}
+}
+
+// add writes o as the array's next element.
+func (a *jsonArray) add(o object) {
+	if a.n == 0 {
+		a.buf = append(a.buf, "[\n  "...)
+	} else {
+		a.buf = append(a.buf, ",\n  "...)
+	}
+	a.n++
+	a.buf = appendIndentedObject(a.buf, o, 1)
+	if len(a.buf) >= jsonArrayFlush {
+		a.flush()
+	}
+}
+
+// close ends the array and its line and reports the first write error.
+func (a *jsonArray) close() error {
+	if a.n == 0 {
+		a.buf = append(a.buf, "[]\n"...)
+	} else {
+		a.buf = append(a.buf, "\n]\n"...)
+	}
+	a.flush()
+	return a.err
+}
+
+func (a *jsonArray) flush() {
+	if a.err == nil && len(a.buf) > 0 {
+		_, a.err = a.w.Write(a.buf)
+	}
+	a.buf = a.buf[:0]
+}
+
+// appendIndentedObject appends o, which sits depth levels deep, as
+// indentJSON would indent its compact JSON: the members are written
+// indented in one pass, with no compact copy in between.
+func appendIndentedObject(dst []byte, o object, depth int) []byte {
+	if len(o) == 0 {
+		return append(dst, '{', '}')
+	}
+	dst = append(dst, '{')
+	for i, m := range o {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendNewline(dst, depth+1)
+		dst = app.AppendKey(dst, m.Key)
+		dst = append(dst, ' ')
+		if len(m.Raw) > 0 && m.Raw[0] != '{' && m.Raw[0] != '[' {
+			// A string, number or literal: one token, no white space.
+			dst = append(dst, m.Raw...)
+		} else {
+			dst = indentJSONAt(dst, m.Raw, depth+1)
+		}
+	}
+	dst = appendNewline(dst, depth)
+	return append(dst, '}')
+}
+
+func appendNewline(dst []byte, depth int) []byte {
+	dst = append(dst, '\n')
+	for range depth {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
 }
 
 // writeIndented writes the JSON src indented, with a final newline.

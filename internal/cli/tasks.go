@@ -44,8 +44,6 @@ func (o object) MarshalJSON() ([]byte, error) { return app.Object(o).MarshalJSON
 
 func (o object) with(key string, v any) object { return object(app.Object(o).With(key, v)) }
 
-func listObject(g *tasks.Graph, iss *tasks.Issue) object { return object(app.ListObject(g, iss)) }
-
 func plainObject(iss *tasks.Issue) object { return object(app.PlainObject(iss)) }
 
 func createObject(iss *tasks.Issue) object { return object(app.CreateObject(iss)) }
@@ -55,11 +53,13 @@ func createObject(iss *tasks.Issue) object { return object(app.CreateObject(iss)
 // on stderr.
 func writeIssueList(env *Env, g *tasks.Graph, issues []*tasks.Issue, asJSON bool, empty string) error {
 	if asJSON {
-		out := make([]object, 0, len(issues))
+		a := newJSONArray(env.Out)
+		var o app.Object
 		for _, iss := range issues {
-			out = append(out, listObject(g, iss))
+			o = app.AppendListObject(o[:0], g, iss)
+			a.add(object(o))
 		}
-		return writeJSON(env.Out, out)
+		return a.close()
 	}
 	if len(issues) == 0 {
 		env.notef("%s", empty)

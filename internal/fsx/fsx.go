@@ -56,49 +56,108 @@ func writeFile(path string, data []byte, perm fs.FileMode, durable bool) error {
 }
 
 func writeFileFunc(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) error {
+	st, err := stage(path, perm, durable, write)
+	if err != nil {
+		return err
+	}
+	return st.Commit()
+}
+
+// Staged is a replacement for a file, written to a temporary beside it
+// and not yet renamed into place. A durable one is being synced to disk
+// in the background meanwhile, so that the caller can prepare what goes
+// with it (a cache of the new content) while the disk works. Exactly one
+// of Commit and Abort must be called.
+type Staged struct {
+	path, tmp string
+	f         *os.File
+	durable   bool
+	synced    chan error
+}
+
+// StageFunc writes what write produces to a temporary for path, as
+// WriteFileFunc does, and returns it staged: path is unchanged until
+// Commit.
+func StageFunc(path string, perm fs.FileMode, write func(io.Writer) error) (*Staged, error) {
+	return stage(path, perm, true, write)
+}
+
+// StageDerivedFunc is StageFunc without the sync, as WriteDerivedFunc.
+func StageDerivedFunc(path string, write func(io.Writer) error) (*Staged, error) {
+	return stage(path, 0o644, false, write)
+}
+
+func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) error) (*Staged, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("write %s: %w", path, ErrSymlink)
+			return nil, fmt.Errorf("write %s: %w", path, ErrSymlink)
 		}
 		perm = fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	tmpName := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(tmpName)
-		}
-	}()
-	if err := write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	st := &Staged{path: path, tmp: tmp.Name(), f: tmp, durable: durable}
+	var w io.Writer = tmp
+	if durable {
+		w = newSyncAhead(tmp)
+	}
+	if err := write(w); err != nil {
+		st.Abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		st.Abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	if durable {
-		if err := tmp.Sync(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+		st.synced = make(chan error, 1)
+		go func() { st.synced <- tmp.Sync() }()
+	}
+	return st, nil
+}
+
+// Info is the staged file's: its size and modification time are what
+// path will have once committed (a rename changes neither).
+func (st *Staged) Info() (fs.FileInfo, error) { return st.f.Stat() }
+
+// Commit waits for the sync, then renames the staged file over path.
+// On failure path is left as it was.
+func (st *Staged) Commit() error {
+	if st.durable {
+		if err := <-st.synced; err != nil {
+			st.discard()
+			return fmt.Errorf("write %s: %w", st.path, err)
 		}
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := st.f.Close(); err != nil {
+		_ = os.Remove(st.tmp)
+		return fmt.Errorf("write %s: %w", st.path, err)
 	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := os.Rename(st.tmp, st.path); err != nil {
+		_ = os.Remove(st.tmp)
+		return fmt.Errorf("write %s: %w", st.path, err)
 	}
-	ok = true
-	if durable {
-		syncDir(dir)
+	if st.durable {
+		syncDir(filepath.Dir(st.path))
 	}
 	return nil
+}
+
+// Abort removes the staged file; path is left as it was.
+func (st *Staged) Abort() {
+	if st.synced != nil {
+		<-st.synced
+	}
+	st.discard()
+}
+
+func (st *Staged) discard() {
+	_ = st.f.Close()
+	_ = os.Remove(st.tmp)
 }
 
 // tempInfix is what a temporary's name has between its file's name and

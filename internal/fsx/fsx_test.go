@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,5 +217,62 @@ func TestLockedErrorNamesTheHolder(t *testing.T) {
 	b.announced = false // as if killed: the file stays behind
 	if _, err := Acquire(ctx, p, 0); !errors.As(err, &le) || le.Holder != nil {
 		t.Errorf("a holder whose process has ended: err = %v, want no holder named", err)
+	}
+}
+
+// A staged file leaves path alone until Commit, and its Info is what
+// path has afterwards; Abort leaves path and the directory as they were.
+func TestStagedCommitAndAbort(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) func(w io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	st, err := StageFunc(p, 0o644, write("staged content"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old" {
+		t.Fatalf("before Commit path holds %q", got)
+	}
+	info, err := st.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if got, _ := os.ReadFile(p); string(got) != "staged content" || err != nil {
+		t.Fatalf("after Commit path holds %q (%v)", got, err)
+	}
+	if fi.Size() != info.Size() || !fi.ModTime().Equal(info.ModTime()) || !os.SameFile(fi, info) {
+		t.Errorf("Info said %d bytes at %v, path has %d at %v", info.Size(), info.ModTime(), fi.Size(), fi.ModTime())
+	}
+
+	for _, derived := range []bool{false, true} {
+		var st *Staged
+		if derived {
+			st, err = StageDerivedFunc(p, write("dropped"))
+		} else {
+			st, err = StageFunc(p, 0o644, write("dropped"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Abort()
+		if got, _ := os.ReadFile(p); string(got) != "staged content" {
+			t.Errorf("after Abort path holds %q", got)
+		}
+	}
+	if _, err := StageFunc(p, 0o644, func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Error("a failed write was staged")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporaries left behind: %v", entries)
 	}
 }

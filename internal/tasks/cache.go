@@ -128,7 +128,7 @@ func LoadCached(path, cachePath string) (*Store, error) {
 		return nil, err
 	}
 	s.cachePath = cachePath
-	s.writeCache(len(data), crc32.Checksum(data, castagnoli), fi)
+	commitCache(s.writeCache(len(data), crc32.Checksum(data, castagnoli), fi))
 	return s, nil
 }
 
@@ -268,7 +268,7 @@ func (w *cacheWriter) putLists(e []byte, lists [3][]int32) {
 // write writes the cache: the header h (its section sizes filled in
 // here), the sections, and before the new strings the old ones a patch
 // keeps. Failure only costs speed, so it is ignored.
-func (w *cacheWriter) write(path string, h, hash, oldStrs []byte, nLive int) {
+func (w *cacheWriter) write(path string, h, hash, oldStrs []byte, nLive int) *fsx.Staged {
 	le.PutUint32(h[32:], uint32(len(w.entries)/entrySize))
 	le.PutUint32(h[36:], uint32(nLive))
 	le.PutUint32(h[40:], uint32(len(w.labels)/8))
@@ -278,9 +278,9 @@ func (w *cacheWriter) write(path string, h, hash, oldStrs []byte, nLive int) {
 	le.PutUint32(h[56:], uint32(len(hash)/4))
 	le.PutUint32(h[60:], uint32(len(oldStrs)+len(w.strs)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
+		return nil
 	}
-	_ = fsx.WriteDerivedFunc(path, func(f io.Writer) error {
+	st, _ := fsx.StageDerivedFunc(path, func(f io.Writer) error {
 		for _, sec := range [][]byte{h, w.entries, w.labels, w.edges, w.blockers, w.index, hash, oldStrs, w.strs} {
 			if _, err := f.Write(sec); err != nil {
 				return err
@@ -288,6 +288,14 @@ func (w *cacheWriter) write(path string, h, hash, oldStrs []byte, nLive int) {
 		}
 		return nil
 	})
+	return st
+}
+
+// commitCache puts a staged cache in place. Failure only costs speed.
+func commitCache(st *fsx.Staged) {
+	if st != nil {
+		_ = st.Commit()
+	}
 }
 
 // cacheHeader is a header for a file of size bytes, modification time
@@ -338,16 +346,17 @@ func putTime(e []byte, at int, t time.Time) {
 	le.PutUint64(e[at:], uint64(v))
 }
 
-// writeCache stores the cache for the store's file, of size bytes with
+// writeCache stages the cache for the store's file, of size bytes with
 // CRC-32C sum and file info fi; each record's start and end are its place
-// in that file. Failure only costs speed, so it is ignored.
-func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
+// in that file. The caller commits it once the file is in place (nil: no
+// cache, which only costs speed).
+func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
 	if s.cachePath == "" || fi == nil || size > 1<<32-1 {
-		return
+		return nil
 	}
 	s.full()
-	if s.patchCache(size, sum, fi) {
-		return
+	if st, ok := s.patchCache(size, sum, fi); ok {
+		return st
 	}
 	g := NewGraph(s)
 	var flags uint32
@@ -412,7 +421,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 	if s.bom {
 		flags |= flagBOM
 	}
-	w.write(s.cachePath, cacheHeader(size, fi, sum, flags, s.commentIDs()), hash, nil, live)
+	return w.write(s.cachePath, cacheHeader(size, fi, sum, flags, s.commentIDs()), hash, nil, live)
 }
 
 // patchCache writes the cache by patching the one the store was opened
@@ -422,32 +431,31 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) {
 // strings and labels appended to those sections; the graph, the edges
 // and the id hash are copied. It reports false when a full write is
 // needed.
-func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) bool {
+func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) (*fsx.Staged, bool) {
 	b := s.base
 	if b == nil || len(s.records) < len(b.recs) {
-		return false
+		return nil, false
 	}
 	var changed []int
 	for k, r := range s.records[:len(b.recs)] {
 		if r != b.recs[k] {
-			return false
+			return nil, false
 		}
 		if r.Issue != b.issues[k] {
 			if !sameShape(b.issues[k], r.Issue) {
-				return false
+				return nil, false
 			}
 			changed = append(changed, k)
 		}
 	}
 	added := s.records[len(b.recs):]
 	if len(added) > 0 && !s.canAppend(b.v, added) {
-		return false
+		return nil, false
 	}
-	s.writePatch(b.v, func(k int) (int, [2]uint32) {
+	return s.writePatch(b.v, func(k int) (int, [2]uint32) {
 		r := s.records[k]
 		return r.Line, [2]uint32{uint32(r.start), uint32(r.end)}
-	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, added, s.commentIDs(), size, sum, fi)
-	return true
+	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, added, s.commentIDs(), size, sum, fi), true
 }
 
 // canAppend reports whether issues added after the cache old can be
@@ -487,9 +495,9 @@ func (s *Store) canAppend(old *cacheView, added []*Record) bool {
 // blocked sets are computed from their edges and their parents' cached
 // state (canAppend has checked that this is all that can change).
 func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, blocked map[int][]string,
-	issue func(k int) *Issue, added []*Record, ids commentIDs, size int, sum uint32, fi fs.FileInfo) {
+	issue func(k int) *Issue, added []*Record, ids commentIDs, size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
 	if len(old.strs) > 1<<31 {
-		return
+		return nil
 	}
 	nb := old.nRecs
 	n := nb + len(added)
@@ -585,7 +593,7 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 	for k, by := range blocked {
 		w.putBlocked(entries[k*entrySize:(k+1)*entrySize], by)
 	}
-	w.write(s.cachePath, cacheHeader(size, fi, sum, le.Uint32(old.c[28:]), ids), hash, old.strs, live)
+	return w.write(s.cachePath, cacheHeader(size, fi, sum, le.Uint32(old.c[28:]), ids), hash, old.strs, live)
 }
 
 // growHash returns the id hash for a patch writing w's entries after the
@@ -1072,24 +1080,20 @@ func (s *Store) saveLazy(path string) error {
 			for k, r := range s.records { // their places in the new file
 				r.raw, r.Line, r.start, r.end = lines[k], k+1, int(pos[k][0]), int(pos[k][1])
 			}
-			if fi, err := os.Stat(path); err == nil {
-				s.writeCache(size, wr.sum, fi)
-			}
-			return nil
+			return wr.commitWith(func(fi fs.FileInfo) *fsx.Staged { return s.writeCache(size, wr.sum, fi) })
 		}
 	}
-	if s.cachePath == "" || size > 1<<32-1 {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil {
+	return wr.commitWith(func(fi fs.FileInfo) *fsx.Staged {
+		if s.cachePath == "" || size > 1<<32-1 {
+			return nil
+		}
 		ids := readCommentIDs(lz.v.c).plus(scanCommentIDs(lz.added))
 		for _, k := range changed {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
-		s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
+		return s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
 			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, wr.sum, fi)
-	}
-	return nil
+	})
 }
 
 // readMany reads the records ks from the cache, those not read yet in one

@@ -29,13 +29,27 @@ func TestScanObject(t *testing.T) {
 }
 
 // FuzzScanAgreesWithEncodingJSON checks the hand-written scanner against
-// encoding/json: both accept exactly the same objects.
+// encoding/json: both accept exactly the same objects. On what it
+// accepts, the trusted scan (lines read through the cache) must find the
+// same fields and the same compactness.
 func FuzzScanAgreesWithEncodingJSON(f *testing.F) {
-	for _, s := range []string{`{"id":"x","title":"t"}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `{}`, `{"a":1e5}`, `[1]`, `{"a":"\xff"}`} {
+	for _, s := range []string{`{"id":"x","title":"t"}`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `{}`, `{"a":1e5}`, `[1]`, `{"a":"\xff"}`,
+		`{"deps":[{"t":"]}\"[{"},{"u":[[],{}]}],"n":1}`, `{"a":[ 1, {"b" : "\\"} ],"c":{}}`, `{"a":{"b":"x\\\"]"},"z":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, err := scanObject(b)
+		fields, compact, err := scanObject(b)
+		if err == nil {
+			tf, tc, terr := scanTrusted(b)
+			if terr != nil || tc != compact || len(tf) != len(fields) {
+				t.Fatalf("scanTrusted(%q) = %d fields, compact %v, err %v; scanObject %d fields, compact %v", b, len(tf), tc, terr, len(fields), compact)
+			}
+			for i := range tf {
+				if tf[i].key != fields[i].key || string(tf[i].raw) != string(fields[i].raw) {
+					t.Fatalf("scanTrusted(%q) field %d = %q: %s, scanObject %q: %s", b, i, tf[i].key, tf[i].raw, fields[i].key, fields[i].raw)
+				}
+			}
+		}
 		var obj map[string]json.RawMessage
 		jerr := json.Unmarshal(b, &obj)
 		isObj := jerr == nil && obj != nil

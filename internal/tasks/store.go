@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"os"
 	"runtime"
 	"sync"
 
@@ -245,21 +244,25 @@ func (s *Store) Bytes() []byte {
 }
 
 // written is what writeLines wrote: each line, its byte range in the
-// file, the file's size and its CRC-32C.
+// file, the file's size and CRC-32C, and the file staged to replace path.
 type written struct {
 	lines [][]byte
 	pos   [][2]int
 	size  int
 	sum   uint32
+	*fsx.Staged
 }
 
-// writeLines writes n lines, line(k) each and a newline, to path
-// atomically, after a byte order mark when bom. The file is streamed:
-// lines copied from another file's bytes are not copied in memory again.
+// writeLines stages n lines, line(k) each and a newline, to replace path
+// atomically, after a byte order mark when bom; the caller commits
+// (commitWith). The file is streamed: lines copied from another file's
+// bytes are not copied in memory again. (Writing long runs of unchanged
+// lines straight from the mapped file instead of through the buffer was
+// measured: no difference at 10,000 issues.)
 func writeLines(path string, bom bool, n int, line func(k int) []byte) (written, error) {
 	w := written{lines: make([][]byte, n), pos: make([][2]int, n)}
 	crc := crc32.New(castagnoli)
-	err := fsx.WriteFileFunc(path, 0o644, func(f io.Writer) error {
+	st, err := fsx.StageFunc(path, 0o644, func(f io.Writer) error {
 		bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 64<<10)
 		w.size = 0
 		if bom {
@@ -276,8 +279,27 @@ func writeLines(path string, bom bool, n int, line func(k int) []byte) (written,
 		}
 		return bw.Flush() // bufio keeps the first error: Flush returns it
 	})
-	w.sum = crc.Sum32()
+	w.sum, w.Staged = crc.Sum32(), st
 	return w, err
+}
+
+// commitWith puts the written file in place, then the cache for it, which
+// cache builds from the staged file's size and time while the file is
+// being synced to disk. On failure the file is left as it was and no
+// cache is written.
+func (w written) commitWith(cache func(fi fs.FileInfo) *fsx.Staged) error {
+	var cst *fsx.Staged
+	if fi, err := w.Info(); err == nil {
+		cst = cache(fi)
+	}
+	if err := w.Commit(); err != nil {
+		if cst != nil {
+			cst.Abort()
+		}
+		return err
+	}
+	commitCache(cst)
+	return nil
 }
 
 // Save writes the store to path atomically, then refreshes the cache for
@@ -300,8 +322,5 @@ func (s *Store) Save(path string) error {
 		r.start, r.end = w.pos[i][0], w.pos[i][1]
 	}
 	s.records = recs
-	if fi, err := os.Stat(path); err == nil {
-		s.writeCache(w.size, w.sum, fi)
-	}
-	return nil
+	return w.commitWith(func(fi fs.FileInfo) *fsx.Staged { return s.writeCache(w.size, w.sum, fi) })
 }
