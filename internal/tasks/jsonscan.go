@@ -40,17 +40,19 @@ type scanner struct {
 // scanObject splits line into its top-level fields. compact reports that
 // the line had no white space between tokens.
 func scanObject(line []byte) (fields []field, compact bool, err error) {
-	return scanObjectWith(scanner{b: line})
+	return scanObjectWith(scanner{b: line}, nil)
 }
 
 // scanTrusted is scanObject for a line validated before (a record read
 // through the cache, which holds only validated lines of a file of the
 // same size and time): strings are only searched for their ends.
 func scanTrusted(line []byte) ([]field, bool, error) {
-	return scanObjectWith(scanner{b: line, trusted: true})
+	return scanObjectWith(scanner{b: line, trusted: true}, nil)
 }
 
-func scanObjectWith(s scanner) (fields []field, compact bool, err error) {
+// scanObjectWith scans an object's members into buf (reused when it has
+// room; nil: a new slice).
+func scanObjectWith(s scanner, buf []field) (fields []field, compact bool, err error) {
 	s.skipWS()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		if s.i >= len(s.b) {
@@ -63,7 +65,10 @@ func scanObjectWith(s scanner) (fields []field, compact bool, err error) {
 	}
 	s.i++
 	s.skipWS()
-	fields = make([]field, 0, 20) // bd's issues have 10 to 19 fields
+	fields = buf[:0]
+	if fields == nil {
+		fields = make([]field, 0, 20) // bd's issues have 10 to 19 fields
+	}
 	if s.peek() == '}' {
 		s.i++
 	} else {
