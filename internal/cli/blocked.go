@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,14 +36,7 @@ func runBlocked(ctx context.Context, env *Env, opts blockedOptions) error {
 	g := tasks.NewGraph(t.store)
 	blocked := g.Blocked()
 	if opts.json {
-		a := newJSONArray(env.Out)
-		var o app.Object
-		for _, iss := range blocked {
-			by := g.BlockedBy(iss)
-			o = app.AppendPlainObject(o[:0], iss).With("blocked_by_count", len(by)).With("blocked_by", by)
-			a.add(object(o))
-		}
-		return a.close()
+		return writeBlockedJSON(env.Out, g, blocked)
 	}
 	if len(blocked) == 0 {
 		env.notef("no blocked issues")
@@ -53,4 +47,17 @@ func runBlocked(ctx context.Context, env *Env, opts blockedOptions) error {
 		tb.row(iss.ID, "P"+string(rune('0'+iss.Priority)), iss.Status, strings.Join(g.BlockedBy(iss), ","), iss.Title)
 	}
 	return tb.flush()
+}
+
+// writeBlockedJSON prints bd's blocked objects: each issue with the ids
+// that block it.
+func writeBlockedJSON(w io.Writer, g *tasks.Graph, blocked []*tasks.Issue) error {
+	a := newJSONArray(w)
+	var o app.Object
+	for _, iss := range blocked {
+		by := g.BlockedBy(iss)
+		o = app.AppendPlainObject(o[:0], iss).With("blocked_by_count", len(by)).With("blocked_by", by)
+		a.add(object(o))
+	}
+	return a.close()
 }

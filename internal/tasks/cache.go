@@ -65,8 +65,22 @@ const (
 	cacheVersion = 5
 	headerSize   = 80
 	entrySize    = 160
-	racyWindow   = 2 * time.Second
 )
+
+// racyWindow is how long after the file's modification time the cache
+// must have been written for size and time alone to be trusted: longer
+// than a tick of the file system's clock. Times in whole seconds come
+// from a file system that keeps no finer ones (FAT keeps two seconds,
+// HFS+ and ext3 one): two seconds. Finer ones (ext4, XFS, Btrfs, APFS,
+// NTFS, exFAT: at worst 10 ms, a kernel tick at 100 Hz) get 100 ms, so
+// that a command run a moment after a write does not read the whole file
+// to check it.
+func racyWindow(file time.Time) time.Duration {
+	if file.Nanosecond() == 0 {
+		return 2 * time.Second
+	}
+	return 100 * time.Millisecond
+}
 
 // Entry field offsets.
 const (
@@ -140,7 +154,7 @@ func openCache(c []byte, cfi fs.FileInfo, data []byte, fi fs.FileInfo, cachePath
 	}
 	mtime := fi.ModTime().UnixNano()
 	sameTime := int64(le.Uint64(c[16:])) == mtime
-	if !sameTime || cfi.ModTime().Sub(fi.ModTime()) < racyWindow {
+	if !sameTime || cfi.ModTime().Sub(fi.ModTime()) < racyWindow(fi.ModTime()) {
 		if le.Uint32(c[24:]) != crc32.Checksum(data, castagnoli) {
 			return nil, false
 		}

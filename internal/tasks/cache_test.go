@@ -714,3 +714,62 @@ func TestCacheSaveMatchesAFullSave(t *testing.T) {
 		t.Fatalf("the cache after the save does not match the file: %v", err)
 	}
 }
+
+// The racy window: a change that keeps the file's size and recorded time
+// is caught by the checksum while the cache was written less than a clock
+// tick's margin after the file (100 ms for file systems with fine times,
+// two seconds where times are whole seconds), and is not looked for once
+// the cache is older than that.
+func TestCacheRacyWindow(t *testing.T) {
+	t.Parallel()
+	base := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, c := range []struct {
+		name      string
+		file      time.Time
+		cacheLag  time.Duration // the cache's time after the file's
+		wantFound bool          // the same-size, same-time change is read
+	}{
+		{"fine times, cache 20 ms after", base.Add(123456789), 20 * time.Millisecond, true},
+		{"fine times, cache 150 ms after", base.Add(123456789), 150 * time.Millisecond, false},
+		{"whole seconds, cache 1 s after", base, time.Second, true},
+		{"whole seconds, cache 3 s after", base, 3 * time.Second, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+			data := taskstest.Graph(rand.New(rand.NewPCG(9, 10)), 50, refNow)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, c.file, c.file); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadCached(path, cache); err != nil { // builds the cache
+				t.Fatal(err)
+			}
+			at := c.file.Add(c.cacheLag)
+			if err := os.Chtimes(cache, at, at); err != nil {
+				t.Fatal(err)
+			}
+			// Another writer changes the file in the same tick: same size,
+			// same time.
+			changed := bytes.Replace(data, []byte(`"title":"issue 0"`), []byte(`"title":"issue X"`), 1)
+			if err := os.WriteFile(path, changed, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, c.file, c.file); err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadCached(path, cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Read from the file, not through the cache: the checksum
+			// found the change.
+			if found := !s.Records()[0].lazy; found != c.wantFound {
+				t.Errorf("the file was read: %v, want %v", found, c.wantFound)
+			}
+		})
+	}
+}

@@ -386,9 +386,9 @@ func setupMemctl(t *tool, file string, env []string) error {
 }
 
 // copyOld copies the graph and dates it a minute back, as a repository's
-// file is when a session starts: memctl checks a file written in the last
-// two seconds of its cache by its checksum (docs/tasks.md), which a fresh
-// copy would make every run pay.
+// file is when a session starts: memctl checks a file written just before
+// its cache by its checksum (docs/tasks.md), which a fresh copy would make
+// the first run pay.
 func copyOld(src, dst string) error {
 	if err := copyFile(src, dst); err != nil {
 		return err
