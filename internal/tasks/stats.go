@@ -22,17 +22,17 @@ func Count(s *Store, now time.Time) Stats {
 	g := NewGraph(s)
 	var lead time.Duration
 	timed := 0
-	s.scan(func(iss *Issue) {
+	count := func(status string, created, closed time.Time) {
 		st.Total++
-		switch iss.Status {
+		switch status {
 		case StatusOpen:
 			st.Open++
 		case StatusInProgress:
 			st.InProgress++
 		case StatusClosed:
 			st.Closed++
-			if !iss.ClosedAt.IsZero() && !iss.CreatedAt.IsZero() {
-				lead += iss.ClosedAt.Sub(iss.CreatedAt)
+			if !closed.IsZero() && !created.IsZero() {
+				lead += closed.Sub(created)
 				timed++
 			}
 		case StatusDeferred:
@@ -40,10 +40,32 @@ func Count(s *Store, now time.Time) Stats {
 		case StatusPinned:
 			st.Pinned++
 		}
-		if iss.IssueType == "epic" && iss.Status != StatusClosed && g.epicDone(iss) {
+	}
+	openEpic := func(iss *Issue) {
+		if g.epicDone(iss) {
 			st.EpicsEligibleForClosure++
 		}
-	})
+	}
+	if g.view != nil {
+		// Over the cache: counted from the entries; only open epics are
+		// read, for their children.
+		s.scanWhere(func(v *cacheView, k int) bool {
+			e := v.entry(k)
+			if Kind(e[eKind]) != KindIssue {
+				return false
+			}
+			status := v.str(e[eStatus:])
+			count(status, getTime(e, eCreated), getTime(e, eClosed))
+			return status != StatusClosed && v.str(e[eType:]) == "epic"
+		}, openEpic)
+	} else {
+		s.scan(func(iss *Issue) {
+			count(iss.Status, iss.CreatedAt, iss.ClosedAt)
+			if iss.IssueType == "epic" && iss.Status != StatusClosed {
+				openEpic(iss)
+			}
+		})
+	}
 	if timed > 0 {
 		st.AverageLeadTimeHours = lead.Hours() / float64(timed)
 	}
