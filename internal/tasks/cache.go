@@ -741,46 +741,42 @@ func viewCache(c []byte) (*cacheView, bool) {
 // check verifies that every reference in the cache stays inside its
 // section, so that reading any entry later cannot fail.
 func (v *cacheView) check(dataLen int) bool {
-	refOK := func(b []byte) bool {
-		return uint64(le.Uint32(b))+uint64(le.Uint32(b[4:])) <= uint64(len(v.strs))
-	}
-	spanOK := func(e []byte, at, n int) bool {
-		return uint64(le.Uint32(e[at:]))+uint64(le.Uint32(e[at+4:])) <= uint64(n)
-	}
-	nLabels, nEdges, nBlockers, nIndex := len(v.labels)/8, len(v.edges)/32, len(v.blockers)/8, len(v.index)/4
+	// Every run checks every entry before using any, so this is written
+	// for speed: plain loads and compares, one verdict at the end.
+	nStrs := uint64(len(v.strs))
+	nLabels, nEdges, nBlockers, nIndex := uint64(len(v.labels)/8), uint64(len(v.edges)/32), uint64(len(v.blockers)/8), uint64(len(v.index)/4)
+	ref := func(e []byte, at int) uint64 { return uint64(le.Uint32(e[at:])) + uint64(le.Uint32(e[at+4:])) }
+	bad := false
 	live := 0
 	for k := range v.nRecs {
-		e := v.entry(k)
-		if le.Uint32(e[eStart:]) > le.Uint32(e[eEnd:]) || int(le.Uint32(e[eEnd:])) > dataLen || Kind(e[eKind]) > KindOther {
-			return false
-		}
-		if Kind(e[eKind]) == KindIssue {
+		e := v.entry(k)[:entrySize]
+		kind := Kind(e[eKind])
+		if kind == KindIssue {
 			live++
 		}
-		for _, at := range []int{eID, eTitle, eStatus, eType, eAssignee} {
-			if !refOK(e[at:]) {
-				return false
-			}
-		}
-		if !spanOK(e, eLabels, nLabels) || !spanOK(e, eDeps, nEdges) || !spanOK(e, eBlocked, nBlockers) ||
-			!spanOK(e, eParents, nIndex) || !spanOK(e, eChildren, nIndex) || !spanOK(e, eIn, nIndex) {
+		bad = bad || le.Uint32(e[eStart:]) > le.Uint32(e[eEnd:]) || int(le.Uint32(e[eEnd:])) > dataLen || kind > KindOther ||
+			ref(e, eID) > nStrs || ref(e, eTitle) > nStrs || ref(e, eStatus) > nStrs || ref(e, eType) > nStrs || ref(e, eAssignee) > nStrs ||
+			ref(e, eLabels) > nLabels || ref(e, eDeps) > nEdges || ref(e, eBlocked) > nBlockers ||
+			ref(e, eParents) > nIndex || ref(e, eChildren) > nIndex || ref(e, eIn) > nIndex
+		if bad {
 			return false
 		}
 	}
 	for _, sec := range [][]byte{v.labels, v.edges, v.blockers} {
-		for at := 0; at < len(sec); at += 8 {
-			if !refOK(sec[at:]) {
+		for at := 0; at+8 <= len(sec); at += 8 {
+			if ref(sec, at) > nStrs {
 				return false
 			}
 		}
 	}
-	for at := 0; at < len(v.index); at += 4 {
-		if int(le.Uint32(v.index[at:])) >= v.nRecs {
+	n := uint32(v.nRecs)
+	for at := 0; at+4 <= len(v.index); at += 4 {
+		if le.Uint32(v.index[at:]) >= n {
 			return false
 		}
 	}
-	for at := 0; at < len(v.hash); at += 4 {
-		if int(le.Uint32(v.hash[at:])) > v.nRecs {
+	for at := 0; at+4 <= len(v.hash); at += 4 {
+		if le.Uint32(v.hash[at:]) > n {
 			return false
 		}
 	}

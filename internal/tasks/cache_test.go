@@ -779,3 +779,49 @@ func TestCacheRacyWindow(t *testing.T) {
 		})
 	}
 }
+
+// A cache whose entry points outside its sections or the file (a torn
+// write, a disk error, another version's layout) is not used: the file is
+// parsed instead, and nothing reads out of bounds.
+func TestCacheEntryOutOfBoundsIsRejected(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	data := taskstest.Graph(rand.New(rand.NewPCG(11, 12)), 60, refNow)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := LoadCached(path, cache); err != nil || !s.Records()[0].lazy {
+		t.Fatalf("the intact cache was not used (err %v)", err)
+	}
+	fields := map[string]int{"start": eStart, "end": eEnd, "id": eID + 4, "title": eTitle + 4, "status": eStatus + 4, "type": eType + 4,
+		"assignee": eAssignee + 4, "labels": eLabels + 4, "deps": eDeps + 4, "blocked": eBlocked + 4, "parents": eParents + 4,
+		"children": eChildren + 4, "in": eIn + 4}
+	for name, at := range fields {
+		for _, k := range []int{0, 59} { // the first and the last entry
+			bad := bytes.Clone(good)
+			le.PutUint32(bad[headerSize+k*entrySize+at:], 0xFFFFFF00)
+			if err := os.WriteFile(cache, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadCached(path, cache)
+			if err != nil {
+				t.Fatalf("%s of entry %d: %v", name, k, err)
+			}
+			if s.Records()[0].lazy {
+				t.Errorf("a cache with entry %d's %s out of bounds was used", k, name)
+			}
+		}
+	}
+}
