@@ -169,6 +169,12 @@ func TasksCachePath(ws *config.Workspace) string {
 	return filepath.Join(ws.Repo.GitDir, "memctl", "tasks.cache")
 }
 
+// CheckCleanPath is where check remembers the lines of issues.jsonl it
+// found clean, under the git directory.
+func CheckCleanPath(ws *config.Workspace) string {
+	return filepath.Join(ws.Repo.GitDir, "memctl", "check.clean")
+}
+
 // IndexDir is where a workspace's index lives: in the git directory shared
 // by its worktrees, never in the working tree.
 func IndexDir(ws *config.Workspace) string {

@@ -67,6 +67,14 @@ type Options struct {
 	// CI says the check runs in continuous integration, whose clones
 	// merge nothing: the merge-driver warning is left out there.
 	CI bool
+	// TasksCache, when set, is the task graph's cache: when it was built
+	// from issues.jsonl as the file is now, the file is known to be valid
+	// (tasks.Vouched) and is not validated again.
+	TasksCache string
+	// CleanLines, when set, is where check remembers the lines of
+	// issues.jsonl it found clean, so that the next check scans only the
+	// lines that changed (cleanLines).
+	CleanLines string
 }
 
 // Finding is one problem, with where it is and what to do about it.
@@ -133,7 +141,7 @@ func Run(ctx context.Context, ws *config.Workspace, opts Options) (*Report, erro
 			issuesErr <- nil
 			return
 		}
-		issuesErr <- issues.checkIssues(ws)
+		issuesErr <- issues.checkIssues(ws, opts)
 	}()
 	err := r.checkLedger(ws, now)
 	if ierr := <-issuesErr; err == nil {
@@ -318,8 +326,9 @@ func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
 	return nil
 }
 
-func (r *Report) checkIssues(ws *config.Workspace) error {
-	data, err := fsx.ReadMapped(ws.Path(config.IssuesFile))
+func (r *Report) checkIssues(ws *config.Workspace, opts Options) error {
+	path := ws.Path(config.IssuesFile)
+	data, fi, err := fsx.ReadMappedStat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -329,14 +338,29 @@ func (r *Report) checkIssues(ws *config.Workspace) error {
 	// The text rules scan the bytes the validation reads, beside it.
 	var (
 		text    []Finding
+		clean   []uint64
 		textErr error
 		done    = make(chan struct{})
 	)
 	go func() {
 		defer close(done)
-		text, textErr = checkIssuesText(config.IssuesFile, data)
+		var known *cleanLines
+		if opts.CleanLines != "" {
+			known = loadCleanLines(opts.CleanLines)
+		}
+		text, clean, textErr = checkIssuesText(config.IssuesFile, data, known, opts.CleanLines != "")
+		if textErr == nil && opts.CleanLines != "" && (known == nil || known.keys != len(clean) || !known.hasAll(clean)) {
+			saveCleanLines(opts.CleanLines, clean)
+		}
 	}()
-	problems, n := tasks.ValidateJSONL(data)
+	var problems []tasks.Problem
+	n, vouched := 0, false
+	if opts.TasksCache != "" {
+		n, vouched = tasks.Vouched(data, fi, opts.TasksCache)
+	}
+	if !vouched {
+		problems, n = tasks.ValidateJSONL(data)
+	}
 	<-done
 	if textErr != nil {
 		return textErr

@@ -80,8 +80,10 @@ func factAt(f *ledger.File, n int) string {
 
 // checkIssuesText scans .beads/issues.jsonl for secrets (line by line: a
 // JSON line holds no newline, so no secret spans two) and its text fields
-// for control characters.
-func checkIssuesText(file string, data []byte) ([]Finding, error) {
+// for control characters. With known (the lines an earlier check found
+// clean, or nil for none) it scans only the other lines; remember asks for
+// the keys of the lines found clean now, for the next check.
+func checkIssuesText(file string, data []byte, known *cleanLines, remember bool) (out []Finding, clean []uint64, err error) {
 	// data is the file as fsx.ReadMapped returned it, never written
 	// after: a view of it as a string saves copying megabytes (and, for
 	// a mapping, faulting the copy's pages in).
@@ -89,9 +91,60 @@ func checkIssuesText(file string, data []byte) ([]Finding, error) {
 	if len(data) > 0 {
 		text = unsafe.String(unsafe.SliceData(data), len(data))
 	}
+	if !remember {
+		out, err = scanIssueLines(file, text, nil)
+		return out, nil, err
+	}
+	// The lines to scan: every line not known clean, joined, with each
+	// one's number in the file.
+	var keys []uint64
+	var todo []string
+	var at []int // the file's line number of todo[i]
+	for n, rest := 1, text; rest != ""; n++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		k := lineKey(line)
+		keys = append(keys, k)
+		if !known.has(k) {
+			todo = append(todo, line)
+			at = append(at, n)
+		}
+	}
+	if len(todo) == len(keys) {
+		out, err = scanIssueLines(file, text, nil) // nothing known: the file as it is
+	} else if len(todo) > 0 {
+		out, err = scanIssueLines(file, strings.Join(todo, "\n"), at)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	dirty := map[int]bool{}
+	for _, f := range out {
+		dirty[f.Line] = true
+	}
+	for i, k := range keys {
+		if !dirty[i+1] {
+			clean = append(clean, k)
+		}
+	}
+	return out, clean, nil
+}
+
+// scanIssueLines scans lines of issues.jsonl joined in text; line i of
+// text (from 1) is line at[i-1] of the file, or line i when at is nil.
+func scanIssueLines(file, text string, at []int) ([]Finding, error) {
+	lineOf := func(i int) int {
+		if at == nil {
+			return i
+		}
+		return at[i-1]
+	}
 	found, err := secrets.ScanJSONLines(text)
 	if err != nil {
 		return nil, err
+	}
+	for i := range found {
+		found[i].Line = lineOf(found[i].Line)
 	}
 	out := secretFindings(file, found)
 	for n := 1; text != ""; n++ {
@@ -105,7 +158,7 @@ func checkIssuesText(file string, data []byte) ([]Finding, error) {
 			continue // the issues-jsonl rule reports it
 		}
 		for _, c := range controlInJSON("", v) {
-			out = append(out, Finding{Severity: Warning, Rule: RuleControlCharacter, File: file, Line: n,
+			out = append(out, Finding{Severity: Warning, Rule: RuleControlCharacter, File: file, Line: lineOf(n),
 				Message: fmt.Sprintf("field %q has %s", c.field, c.what), Hint: controlHint})
 		}
 	}

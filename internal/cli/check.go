@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/check"
 )
 
@@ -112,7 +113,13 @@ func runCheck(ctx context.Context, env *Env, opts checkOptions) error {
 	if opts.secrets {
 		return runCheckSecrets(ctx, env, ws, opts, format)
 	}
-	r, err := check.Run(ctx, ws, check.Options{Now: env.Now(), CI: env.Getenv("CI") != ""})
+	copts := check.Options{Now: env.Now(), CI: env.Getenv("CI") != ""}
+	if !copts.CI {
+		// A clone in CI is new and checked once: everything is read. On a
+		// developer's machine check remembers what it found clean.
+		copts.TasksCache, copts.CleanLines = tasksCachePath(ws), app.CheckCleanPath(ws)
+	}
+	r, err := check.Run(ctx, ws, copts)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,9 @@ const (
 	// by size and modification time.
 	// cacheVersion 4: lists by record; each issue's dependents.
 	// cacheVersion 5: the comment ids in use, in the header.
+	//
+	// Raise it also when what Parse accepts changes: a cache vouches for
+	// its file's validity (Vouched).
 	cacheVersion = 5
 	headerSize   = 80
 	entrySize    = 160
@@ -148,21 +151,48 @@ func LoadCached(path, cachePath string) (*Store, error) {
 
 // openCache checks the cache c against the file data and decodes it.
 func openCache(c []byte, cfi fs.FileInfo, data []byte, fi fs.FileInfo, cachePath string) (*Store, bool) {
+	if !cacheMatches(c, cfi, data, fi, cachePath) {
+		return nil, false
+	}
+	return decodeCache(c, data)
+}
+
+// cacheMatches reports whether the cache c (file info cfi) was built from
+// data (file info fi), by the rule in the format comment.
+func cacheMatches(c []byte, cfi fs.FileInfo, data []byte, fi fs.FileInfo, cachePath string) bool {
 	if len(c) < headerSize || string(c[:4]) != cacheMagic || le.Uint32(c[4:]) != cacheVersion ||
 		le.Uint64(c[8:]) != uint64(len(data)) {
-		return nil, false
+		return false
 	}
 	mtime := fi.ModTime().UnixNano()
 	sameTime := int64(le.Uint64(c[16:])) == mtime
 	if !sameTime || cfi.ModTime().Sub(fi.ModTime()) < racyWindow(fi.ModTime()) {
 		if le.Uint32(c[24:]) != crc32.Checksum(data, castagnoli) {
-			return nil, false
+			return false
 		}
 		// The content matches: record the file's time as of now, so the
 		// next reader trusts it without the checksum.
 		trustLater(cachePath, cfi, c[:headerSize], mtime)
 	}
-	return decodeCache(c, data)
+	return true
+}
+
+// Vouched reports whether the cache at cachePath was built from data, the
+// content of a file with info fi, and returns the file's number of
+// records. A cache is only ever written for a file that Parse accepted
+// (cacheVersion is raised whenever what Parse accepts changes), so a
+// match proves that ValidateJSONL would find nothing: check uses it to
+// skip validating an unchanged file.
+func Vouched(data []byte, fi fs.FileInfo, cachePath string) (int, bool) {
+	c, cfi, err := fsx.ReadMappedStat(cachePath)
+	if err != nil || !cacheMatches(c, cfi, data, fi, cachePath) {
+		return 0, false
+	}
+	v, ok := viewCache(c)
+	if !ok || !v.check(len(data)) {
+		return 0, false
+	}
+	return v.nRecs, true
 }
 
 // trustLater rewrites the cache's header with the file's modification
