@@ -105,6 +105,8 @@ type command struct {
 	bd     string // bd 1.0.5's and bd 0.49.6's form; empty: memctl only
 	// needsIndex: the memctl workspace needs memctl index first.
 	needsIndex bool
+	// env is added to the environment of every run.
+	env []string
 }
 
 var commands = []command{
@@ -120,7 +122,11 @@ var commands = []command{
 	{name: "update --claim", memctl: "update {next} --claim --json", bd: "update {next} --claim --json"},
 	{name: "close", memctl: "close {next} --json", bd: "close {next} --json"},
 	{name: "comment", memctl: "comments add {next} Bench_note --json", bd: "comments add {next} Bench_note --json"},
-	{name: "check", memctl: "check"},
+	// check outside CI remembers what it found clean: every run after the
+	// first reads nothing again (a pre-commit hook on an unchanged graph);
+	// with CI set it reads everything, every run.
+	{name: "check", memctl: "check", env: []string{"CI="}},
+	{name: "check, CI set", memctl: "check", env: []string{"CI=true"}},
 	{name: "recall", memctl: "recall compaction_goroutine --json", needsIndex: true},
 	{name: "prime --json", memctl: "prime --json"},
 	{name: "flush", memctl: "flush --quiet"},
@@ -278,7 +284,7 @@ func runSize(c config, w io.Writer, root, gen, memctl, hello string, n int) erro
 		for r := 0; r < need; r++ {
 			for _, t := range active {
 				args := argsFor(t, cmd, open, r)
-				s, err := runOnce(t, args, env)
+				s, err := runOnce(t, args, slices.Concat(env, cmd.env))
 				if err != nil {
 					return err
 				}
