@@ -74,14 +74,19 @@ func (c *cleanLines) has(key uint64) bool {
 	if c == nil {
 		return false
 	}
-	for i := key & c.mask; ; i = (i + 1) & c.mask {
+	// At most every slot once: a damaged table with no empty slot must
+	// not loop (a line not found is only scanned).
+	i := key & c.mask
+	for range c.mask + 1 {
 		switch binary.LittleEndian.Uint64(c.slots[i*8:]) {
 		case key:
 			return true
 		case 0:
 			return false
 		}
+		i = (i + 1) & c.mask
 	}
+	return false
 }
 
 // hasAll reports whether the table holds every one of keys.

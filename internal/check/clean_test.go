@@ -128,6 +128,17 @@ func TestTasksCacheVouchesForTheFile(t *testing.T) {
 	if full.Issues != 3 || vouched.Issues != full.Issues || rules(vouched) != "" {
 		t.Fatalf("records: %d validated, %d vouched for (findings %q)", full.Issues, vouched.Issues, rules(vouched))
 	}
+	data, err := os.ReadFile(ws.Path(config.IssuesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(ws.Path(config.IssuesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := tasks.Vouched(data, fi, cache); !ok || n != 3 {
+		t.Fatalf("the cache of the unchanged file vouches %v for %d records, want true for 3", ok, n)
+	}
 	// A bad line written behind the cache's back, same size: validated.
 	bad := strings.Replace(body, `"priority":2`, `"priority":9`, 1)
 	if err := os.WriteFile(ws.Path(config.IssuesFile), []byte(bad), 0o644); err != nil {
@@ -139,5 +150,36 @@ func TestTasksCacheVouchesForTheFile(t *testing.T) {
 	}
 	if got := rules(r); got != "issues-jsonl .beads/issues.jsonl:4" {
 		t.Errorf("a changed file was not validated: %q", got)
+	}
+}
+
+// A damaged table with no empty slot is looked up in bounded time.
+func TestCleanLinesFullTableDoesNotLoop(t *testing.T) {
+	t.Parallel()
+	table := filepath.Join(t.TempDir(), "check.clean")
+	saveCleanLines(table, []uint64{1, 2, 3})
+	data, err := os.ReadFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := cleanHeader; at < len(data); at += 8 {
+		data[at] = 0x5a // every slot holds something
+	}
+	if err := os.WriteFile(table, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := loadCleanLines(table)
+	if c == nil {
+		t.Fatal("the table was refused before the lookup could be tested")
+	}
+	done := make(chan bool)
+	go func() { done <- c.has(lineKey("not there")) }()
+	select {
+	case found := <-done:
+		if found {
+			t.Error("a key not in the table was found")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lookup in a full table did not end")
 	}
 }

@@ -165,6 +165,11 @@ func scanIssueLines(file, text string, at []int) ([]Finding, error) {
 	return out, nil
 }
 
+// A change to what scanIssueLines finds on a line (the control-character
+// rules here and below) must raise cleanVersion (clean.go): lines found
+// clean before would not be looked at again. The secret rules are in
+// secrets.RulesFingerprint already.
+
 // mayHoldControl is a quick test for a JSON line, so that only the lines
 // that may hold a control character in a string are decoded: such a
 // character is written as an escape (\u001b) or, for DEL, C1 controls and

@@ -90,12 +90,20 @@ func randomValue(rng *rand.Rand, depth int) any {
 func TestJSONArrayMatchesIndent(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
-	for n := range 40 {
+	for n := range 44 {
 		var objs []object
-		for range n % 7 {
+		count, big := n%7, n >= 40
+		if big { // enough to be written in several pieces
+			count = 300
+		}
+		for range count {
 			var o object
 			for range rng.IntN(6) {
-				raw, err := json.Marshal(randomValue(rng, 3))
+				v := randomValue(rng, 3)
+				if big {
+					v = []any{v, strings.Repeat("x", 400)}
+				}
+				raw, err := json.Marshal(v)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,7 +112,7 @@ func TestJSONArrayMatchesIndent(t *testing.T) {
 			}
 			objs = append(objs, o)
 		}
-		// A buffer small enough that the array is written in pieces.
+		// The last cases are larger than the buffer: written in pieces.
 		var got bytes.Buffer
 		a := newJSONArray(&got)
 		compact := []byte{'['}

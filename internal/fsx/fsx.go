@@ -73,6 +73,7 @@ type Staged struct {
 	f         *os.File
 	durable   bool
 	synced    chan error
+	done      bool // committed or aborted: later calls do nothing
 }
 
 // StageFunc writes what write produces to a temporary for path, as
@@ -101,22 +102,27 @@ func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) er
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	st := &Staged{path: path, tmp: tmp.Name(), f: tmp, durable: durable}
+	ok := false
+	defer func() {
+		if !ok { // an error, or a panic in write: nothing left behind
+			st.Abort()
+		}
+	}()
 	var w io.Writer = tmp
 	if durable {
 		w = newSyncAhead(tmp)
 	}
 	if err := write(w); err != nil {
-		st.Abort()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		st.Abort()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	if durable {
 		st.synced = make(chan error, 1)
 		go func() { st.synced <- tmp.Sync() }()
 	}
+	ok = true
 	return st, nil
 }
 
@@ -125,13 +131,16 @@ func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) er
 func (st *Staged) Info() (fs.FileInfo, error) { return st.f.Stat() }
 
 // Commit waits for the sync, then renames the staged file over path.
-// On failure path is left as it was.
+// On failure path is left as it was and the temporary is removed. Once
+// Commit or Abort has run, Commit and Abort do nothing.
 func (st *Staged) Commit() error {
-	if st.durable {
-		if err := <-st.synced; err != nil {
-			st.discard()
-			return fmt.Errorf("write %s: %w", st.path, err)
-		}
+	if st.done {
+		return nil
+	}
+	st.done = true
+	if err := st.waitSync(); err != nil {
+		st.discard()
+		return fmt.Errorf("write %s: %w", st.path, err)
 	}
 	if err := st.f.Close(); err != nil {
 		_ = os.Remove(st.tmp)
@@ -149,10 +158,22 @@ func (st *Staged) Commit() error {
 
 // Abort removes the staged file; path is left as it was.
 func (st *Staged) Abort() {
-	if st.synced != nil {
-		<-st.synced
+	if st.done {
+		return
 	}
+	st.done = true
+	_ = st.waitSync()
 	st.discard()
+}
+
+// waitSync waits for the background sync, once.
+func (st *Staged) waitSync() error {
+	if st.synced == nil {
+		return nil
+	}
+	err := <-st.synced
+	st.synced = nil
+	return err
 }
 
 func (st *Staged) discard() {

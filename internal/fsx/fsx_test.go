@@ -276,3 +276,50 @@ func TestStagedCommitAndAbort(t *testing.T) {
 		t.Errorf("temporaries left behind: %v", entries)
 	}
 }
+
+// A Commit that cannot rename leaves path as it was and no temporary; a
+// second Commit or an Abort after it does nothing (and does not block).
+func TestStagedFailedCommitCleansUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	st, err := StageFunc(p, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory with something in it now stands where the file goes.
+	if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err == nil {
+		t.Fatal("a rename over a non-empty directory was reported done")
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = st.Commit()
+		st.Abort()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Commit or Abort after a failed Commit blocked")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "f.txt" || !entries[0].IsDir() {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// A panic while the content is written leaves no temporary behind.
+func TestStagePanicLeavesNoTemporary(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = StageFunc(filepath.Join(dir, "f.txt"), 0o644, func(io.Writer) error { panic("boom") })
+	}()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -869,8 +869,11 @@ func (v *cacheView) maybeReady(k int) bool {
 
 // find returns the record whose issue has id, or -1.
 func (v *cacheView) find(id string) int {
-	mask := uint32(len(v.hash)/4 - 1)
-	for h := fnv32(id) & mask; ; h = (h + 1) & mask {
+	n := len(v.hash) / 4
+	mask := uint32(n - 1)
+	// At most n probes: a damaged table with no empty slot must not loop.
+	h := fnv32(id) & mask
+	for range n {
 		slot := le.Uint32(v.hash[h*4:])
 		if slot == 0 {
 			return -1
@@ -878,7 +881,9 @@ func (v *cacheView) find(id string) int {
 		if k := int(slot - 1); v.str(v.entry(k)[eID:]) == id {
 			return k
 		}
+		h = (h + 1) & mask
 	}
+	return -1
 }
 
 // record reads record k of the file data from the cache: the record with

@@ -489,6 +489,16 @@ func cacheGraphAfterWrites(t *testing.T, data []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A cache vouches for its file's validity (check relies on it):
+		// every file memctl writes passes the full validation.
+		if probs, _ := ValidateJSONL(data); len(probs) > 0 {
+			t.Fatalf("step %d (%s): memctl wrote a file validation refuses: %+v", step, op, probs)
+		}
+		if fi, err := os.Stat(path); err == nil {
+			if n, ok := Vouched(data, fi, cache); !ok || n != len(cold.Records()) {
+				t.Errorf("step %d (%s): the cache vouches %v for %d records, the file has %d", step, op, ok, n, len(cold.Records()))
+			}
+		}
 		compareGraphs(t, NewGraph(cold), NewGraph(warm))
 		n1, ok1 := cold.nextCommentID()
 		n2, ok2 := warm.nextCommentID()
@@ -823,5 +833,39 @@ func TestCacheEntryOutOfBoundsIsRejected(t *testing.T) {
 				t.Errorf("a cache with entry %d's %s out of bounds was used", k, name)
 			}
 		}
+	}
+}
+
+// An id hash with no empty slot (damaged, yet within the bounds check)
+// answers "not found" in bounded time.
+func TestCacheFullIDHashDoesNotLoop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	if err := os.WriteFile(path, taskstest.Graph(rand.New(rand.NewPCG(13, 14)), 20, refNow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadCached(path, cache)
+	if err != nil || s.lz == nil {
+		t.Fatalf("no cache (err %v)", err)
+	}
+	v := s.lz.v
+	full := bytes.Clone(v.hash)
+	for at := 0; at < len(full); at += 4 {
+		le.PutUint32(full[at:], 1) // every slot names record 0
+	}
+	v.hash = full
+	done := make(chan int)
+	go func() { done <- v.find("g-nothere") }()
+	select {
+	case k := <-done:
+		if k != -1 {
+			t.Errorf("find of a missing id = %d", k)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("find in a full id hash did not end")
 	}
 }

@@ -288,6 +288,7 @@ func writeLines(path string, bom bool, n int, line func(k int) []byte) (written,
 // being synced to disk. On failure the file is left as it was and no
 // cache is written.
 func (w written) commitWith(cache func(fi fs.FileInfo) *fsx.Staged) error {
+	defer w.Abort() // after a panic in cache: the temporary removed (a no-op after Commit)
 	var cst *fsx.Staged
 	if fi, err := w.Info(); err == nil {
 		cst = cache(fi)
@@ -306,6 +307,8 @@ func (w written) commitWith(cache func(fi fs.FileInfo) *fsx.Staged) error {
 // the new content. The file is streamed: unchanged records are copied from
 // the bytes they were read from, so saving a large file builds no second
 // copy of it in memory. Afterwards each record holds its written line.
+// When Save fails the file is as it was, but the records already describe
+// the file that was not written: drop the store (every caller does).
 func (s *Store) Save(path string) error {
 	if s.lz != nil && s.lazySaveOK() {
 		return s.saveLazy(path)
