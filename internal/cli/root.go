@@ -13,19 +13,83 @@ import (
 	"github.com/memctl/memctl/internal/secrets"
 )
 
-// version is set at build time: -ldflags "-X github.com/memctl/memctl/internal/cli.version=v1.2.3".
-var version = ""
+// version and commit are set at build time:
+// -ldflags "-X github.com/memctl/memctl/internal/cli.version=v1.2.3 -X github.com/memctl/memctl/internal/cli.commit=<hash>".
+var version, commit = "", ""
 
 // Version returns memctl's version: the one stamped at build time, else
 // the module version `go install …@vX` recorded, else "dev".
-func Version() string {
-	if version != "" {
-		return version
+func Version() string { return readBuild().Version }
+
+// build is what the binary knows of how it was built.
+type build struct {
+	Version string
+	Commit  string // the source's commit, when known
+	Dirty   bool   // built from a working tree with changes
+}
+
+// readBuild reads the build: the linker's stamps first, then what the Go
+// toolchain recorded (debug.ReadBuildInfo): the module version of `go
+// install …@version` (a pseudo-version names its commit), and for a build
+// in a git checkout the commit and whether the tree was modified.
+func readBuild() build {
+	bi, _ := debug.ReadBuildInfo()
+	return buildFrom(bi, version, commit)
+}
+
+// buildFrom is readBuild over the toolchain's record bi (nil: none) and
+// the linker's stamps.
+func buildFrom(bi *debug.BuildInfo, version, commit string) build {
+	b := build{Version: version, Commit: commit}
+	if bi == nil {
+		return finishBuild(b)
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.Version = bi.Main.Version
 	}
-	return "dev"
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if b.Commit == "" {
+				b.Commit = s.Value
+			}
+		case "vcs.modified":
+			b.Dirty = s.Value == "true"
+		}
+	}
+	if b.Commit == "" {
+		b.Commit = pseudoVersionCommit(b.Version)
+	}
+	return finishBuild(b)
+}
+
+func finishBuild(b build) build {
+	if b.Version == "" {
+		b.Version = "dev"
+	}
+	return b
+}
+
+// pseudoVersionCommit is the commit a Go pseudo-version names
+// (v0.0.0-20261129010203-abcdef123456), or "".
+func pseudoVersionCommit(v string) string {
+	v, _, _ = strings.Cut(v, "+") // build metadata: +dirty, +incompatible
+	i := strings.LastIndexByte(v, '-')
+	if i < 0 || len(v)-i-1 != 12 {
+		return ""
+	}
+	rev := v[i+1:]
+	for _, c := range rev {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	// The part before is a 14-digit UTC time stamp.
+	head := v[:i]
+	if j := strings.LastIndexAny(head, "-."); j < 0 || len(head)-j-1 != 14 {
+		return ""
+	}
+	return rev
 }
 
 // Main runs memctl with args and returns the process exit code.
