@@ -82,8 +82,9 @@ type deleteOptions struct {
 func newDeleteCmd(env *Env) *cobra.Command {
 	var opts deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete <id>...",
-		Short: "Delete tasks for good and clean up what refers to them (Beads' bd delete); a preview without --force",
+		Use:               "delete <id>...",
+		ValidArgsFunction: completeIssues(env, anyIssue),
+		Short:             "Delete tasks for good and clean up what refers to them (Beads' bd delete); a preview without --force",
 		Long: `Delete removes issues from .beads/issues.jsonl, as bd delete does. Without
 --force it only previews: the issues, the dependency links that would go and
 the connected issues whose text names them. With --force the issues' lines

@@ -154,10 +154,11 @@ func runSearch(ctx context.Context, env *Env, opts searchOptions) error {
 func newChildrenCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "children <id>",
-		Short:   "List the direct children of a task (Beads' bd children)",
-		Example: "  memctl children app-3f2 --json",
-		Args:    cobra.ExactArgs(1),
+		Use:               "children <id>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "List the direct children of a task (Beads' bd children)",
+		Example:           "  memctl children app-3f2 --json",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := env.openTasks(cmd.Context(), false)
 			if err != nil {

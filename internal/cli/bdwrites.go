@@ -15,8 +15,9 @@ func newDeferCmd(env *Env) *cobra.Command {
 	var until string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "defer <id>...",
-		Short: "Defer tasks: hide them from ready, until a time with --until (Beads' bd defer)",
+		Use:               "defer <id>...",
+		ValidArgsFunction: completeIssues(env, openIssue),
+		Short:             "Defer tasks: hide them from ready, until a time with --until (Beads' bd defer)",
 		Example: `  memctl defer app-3f2 --until 2w --json
   memctl defer app-3f2 app-9c1`,
 		Args: cobra.MinimumNArgs(1),
@@ -42,10 +43,11 @@ func newDeferCmd(env *Env) *cobra.Command {
 func newUndeferCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "undefer <id>...",
-		Short:   "Open deferred tasks again (Beads' bd undefer)",
-		Example: "  memctl undefer app-3f2 --json",
-		Args:    cobra.MinimumNArgs(1),
+		Use:               "undefer <id>...",
+		ValidArgsFunction: completeIssues(env, anyIssue),
+		Short:             "Open deferred tasks again (Beads' bd undefer)",
+		Example:           "  memctl undefer app-3f2 --json",
+		Args:              cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := env.openTasks(cmd.Context(), true)
 			if err != nil {
@@ -91,10 +93,11 @@ func newQuickCmd(env *Env) *cobra.Command {
 func newCommentsAddCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "add <id> <text>",
-		Short:   "Add a comment to a task (Beads' bd comments add; the same as memctl comment)",
-		Example: "  memctl comments add app-3f2 \"Repro: run the suite with -count=50\" --json",
-		Args:    cobra.ExactArgs(2),
+		Use:               "add <id> <text>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "Add a comment to a task (Beads' bd comments add; the same as memctl comment)",
+		Example:           "  memctl comments add app-3f2 \"Repro: run the suite with -count=50\" --json",
+		Args:              cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runComment(cmd, env, args[0], args[1], asJSON)
 		},

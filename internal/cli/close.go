@@ -21,10 +21,11 @@ type closeOptions struct {
 func newCloseCmd(env *Env) *cobra.Command {
 	var opts closeOptions
 	cmd := &cobra.Command{
-		Use:     "close <id>...",
-		Short:   "Close tasks (Beads' bd close)",
-		Example: "  memctl close app-3f2 --reason \"Fixed in 4c1e2a\" --json\n  memctl close app-3f2 app-9c1",
-		Args:    cobra.MinimumNArgs(1),
+		Use:               "close <id>...",
+		ValidArgsFunction: completeIssues(env, openIssue),
+		Short:             "Close tasks (Beads' bd close)",
+		Example:           "  memctl close app-3f2 --reason \"Fixed in 4c1e2a\" --json\n  memctl close app-3f2 app-9c1",
+		Args:              cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.suggestNext {
 				return runCloseSuggest(cmd.Context(), env, args, opts)
@@ -43,10 +44,11 @@ func newCloseCmd(env *Env) *cobra.Command {
 func newReopenCmd(env *Env) *cobra.Command {
 	var opts closeOptions
 	cmd := &cobra.Command{
-		Use:     "reopen <id>...",
-		Short:   "Reopen closed tasks (Beads' bd reopen)",
-		Example: "  memctl reopen app-3f2 --json",
-		Args:    cobra.MinimumNArgs(1),
+		Use:               "reopen <id>...",
+		ValidArgsFunction: completeIssues(env, closedIssue),
+		Short:             "Reopen closed tasks (Beads' bd reopen)",
+		Example:           "  memctl reopen app-3f2 --json",
+		Args:              cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runStatusChange(cmd.Context(), env, args, opts.json, func(s *tasks.Store, id string) (*tasks.Issue, error) {
 				return s.Reopen(id, env.Now())

@@ -22,10 +22,11 @@ func toCommentJSON(c tasks.Comment) commentJSON { return app.ToCommentJSON(c) }
 func newCommentCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "comment <id> <text>",
-		Short:   "Add a comment to a task (Beads' bd comment)",
-		Example: "  memctl comment app-3f2 \"Repro: run the suite with -count=50\" --json",
-		Args:    cobra.ExactArgs(2),
+		Use:               "comment <id> <text>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "Add a comment to a task (Beads' bd comment)",
+		Example:           "  memctl comment app-3f2 \"Repro: run the suite with -count=50\" --json",
+		Args:              cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runComment(cmd, env, args[0], args[1], asJSON)
 		},
@@ -66,10 +67,11 @@ func runComment(cmd *cobra.Command, env *Env, id, text string, asJSON bool) erro
 func newCommentsCmd(env *Env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "comments <id> | comments add <id> <text>",
-		Short:   "List the comments on a task, or add one (Beads' bd comments)",
-		Example: "  memctl comments app-3f2 --json\n  memctl comments add app-3f2 \"seen on CI too\"",
-		Args:    cobra.ExactArgs(1),
+		Use:               "comments <id> | comments add <id> <text>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "List the comments on a task, or add one (Beads' bd comments)",
+		Example:           "  memctl comments app-3f2 --json\n  memctl comments add app-3f2 \"seen on CI too\"",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runComments(cmd.Context(), env, args[0], asJSON)
 		},
@@ -115,8 +117,10 @@ func newLabelCmd(env *Env) *cobra.Command {
 	change := func(use, short string, add bool) *cobra.Command {
 		status := map[bool]string{true: "added", false: "removed"}[add]
 		c := &cobra.Command{
-			Use:   use + " <id> <label>... | " + use + " <id>... <label>",
-			Short: short,
+			Use: use + " <id> <label>... | " + use + " <id>... <label>",
+			// The first argument is an id; the rest may be ids or labels.
+			ValidArgsFunction: completeIssuesUpTo(env, 1),
+			Short:             short,
 			Long: short + `. Either one task and its labels (memctl label ` + use + ` app-3f2 backend api)
 or, as bd 1.0.5 takes it, several tasks and one label (memctl label ` + use + `
 app-3f2 app-9c1 urgent): when every argument but the last names a task, the
@@ -174,10 +178,11 @@ last is the label.`,
 		return c
 	}
 	list := &cobra.Command{
-		Use:     "list <id>",
-		Short:   "List the labels of a task",
-		Example: "  memctl label list app-3f2 --json",
-		Args:    cobra.ExactArgs(1),
+		Use:               "list <id>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "List the labels of a task",
+		Example:           "  memctl label list app-3f2 --json",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := env.openTasks(cmd.Context(), false)
 			if err != nil {

@@ -35,9 +35,10 @@ type depOptions struct {
 func newDepAddCmd(env *Env) *cobra.Command {
 	var opts depOptions
 	cmd := &cobra.Command{
-		Use:     "add <issue> [<depends-on>]",
-		Short:   "Record that an issue depends on another; cycles of blocking edges are refused",
-		Example: "  memctl dep add app-9c1 app-3f2\n  memctl dep add app-9c1 --blocked-by app-3f2\n  memctl dep add app-9c1 app-3f2 --type related --json",
+		Use:               "add <issue> [<depends-on>]",
+		ValidArgsFunction: completeIssuesUpTo(env, 2),
+		Short:             "Record that an issue depends on another; cycles of blocking edges are refused",
+		Example:           "  memctl dep add app-9c1 app-3f2\n  memctl dep add app-9c1 --blocked-by app-3f2\n  memctl dep add app-9c1 app-3f2 --type related --json",
 		Args: func(_ *cobra.Command, args []string) error {
 			by := opts.blockedBy + opts.dependsOn
 			switch {
@@ -67,11 +68,12 @@ func newDepAddCmd(env *Env) *cobra.Command {
 func newDepRemoveCmd(env *Env) *cobra.Command {
 	var opts depOptions
 	cmd := &cobra.Command{
-		Use:     "remove <issue> <depends-on>",
-		Aliases: []string{"rm"},
-		Short:   "Remove a dependency",
-		Example: "  memctl dep remove app-9c1 app-3f2 --json",
-		Args:    cobra.ExactArgs(2),
+		Use:               "remove <issue> <depends-on>",
+		ValidArgsFunction: completeIssuesUpTo(env, 2),
+		Aliases:           []string{"rm"},
+		Short:             "Remove a dependency",
+		Example:           "  memctl dep remove app-9c1 app-3f2 --json",
+		Args:              cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDepChange(cmd.Context(), env, args, opts, false)
 		},
@@ -111,10 +113,11 @@ func runDepChange(ctx context.Context, env *Env, args []string, opts depOptions,
 func newDepListCmd(env *Env) *cobra.Command {
 	var opts depOptions
 	cmd := &cobra.Command{
-		Use:     "list <id>",
-		Short:   "List what an issue depends on (--direction up: its dependents)",
-		Example: "  memctl dep list app-9c1 --json\n  memctl dep list app-3f2 --direction up",
-		Args:    cobra.ExactArgs(1),
+		Use:               "list <id>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "List what an issue depends on (--direction up: its dependents)",
+		Example:           "  memctl dep list app-9c1 --json\n  memctl dep list app-3f2 --direction up",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDepList(cmd.Context(), env, args[0], opts)
 		},
@@ -153,10 +156,11 @@ func runDepList(ctx context.Context, env *Env, id string, opts depOptions) error
 func newDepTreeCmd(env *Env) *cobra.Command {
 	var opts depOptions
 	cmd := &cobra.Command{
-		Use:     "tree <id>",
-		Short:   "Show the dependency tree of an issue",
-		Example: "  memctl dep tree app-9c1\n  memctl dep tree app-3f2 --direction up --max-depth 3 --json",
-		Args:    cobra.ExactArgs(1),
+		Use:               "tree <id>",
+		ValidArgsFunction: completeIssuesUpTo(env, 1),
+		Short:             "Show the dependency tree of an issue",
+		Example:           "  memctl dep tree app-9c1\n  memctl dep tree app-3f2 --direction up --max-depth 3 --json",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDepTree(cmd.Context(), env, args[0], opts)
 		},

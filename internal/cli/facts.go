@@ -21,8 +21,9 @@ type factsOptions struct {
 func newFactsCmd(env *Env) *cobra.Command {
 	var opts factsOptions
 	cmd := &cobra.Command{
-		Use:   "facts [category]",
-		Short: "List the human-verified facts, or their line and byte budgets with --stats",
+		Use:               "facts [category]",
+		ValidArgsFunction: completeCategories(env),
+		Short:             "List the human-verified facts, or their line and byte budgets with --stats",
 		Long: `Facts lists the facts in .ledger/facts/*.md: every top-level list item of a
 category file is one fact. Each has a stable id: the one written in the fact
 as <!-- id:… -->, or else one derived from its category and text.`,

@@ -22,8 +22,9 @@ import (
 
 func newHookCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook <runtime> <event>",
-		Short: "Answer an agent runtime's hook: the context pack at session start, a flush otherwise (always exits 0)",
+		Use:               "hook <runtime> <event>",
+		ValidArgsFunction: completeHookArgs,
+		Short:             "Answer an agent runtime's hook: the context pack at session start, a flush otherwise (always exits 0)",
 		Long: `Hook is what the entries memctl hooks install writes run: runtime is claude,
 codex, gemini, cursor or opencode, event is session-start, pre-compact,
 post-compact, session-end or stop. It reads the runtime's hook JSON on

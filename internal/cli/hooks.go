@@ -51,9 +51,10 @@ func newHooksChangeCmd(env *Env, install bool) *cobra.Command {
 		use, short, example = "uninstall", "Remove memctl's hooks from the runtimes' settings files", "  memctl hooks uninstall claude --json"
 	}
 	cmd := &cobra.Command{
-		Use:     use + " <runtime>...",
-		Short:   short,
-		Example: example,
+		Use:               use + " <runtime>...",
+		ValidArgsFunction: completeRuntimes,
+		Short:             short,
+		Example:           example,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef(fmt.Errorf("name the runtimes: %s", hooks.Names()))
@@ -77,9 +78,10 @@ func hooksFlags(cmd *cobra.Command, opts *hooksOptions) {
 func newHooksStatusCmd(env *Env) *cobra.Command {
 	var opts hooksOptions
 	cmd := &cobra.Command{
-		Use:     "status [runtime]...",
-		Short:   "Show, per runtime and scope, whether memctl's hooks and MCP server are installed",
-		Example: "  memctl hooks status --json\n  memctl hooks status claude --global",
+		Use:               "status [runtime]...",
+		ValidArgsFunction: completeRuntimes,
+		Short:             "Show, per runtime and scope, whether memctl's hooks and MCP server are installed",
+		Example:           "  memctl hooks status --json\n  memctl hooks status claude --global",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHooksStatus(env, opts, args)
 		},

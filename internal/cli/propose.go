@@ -42,6 +42,8 @@ append or readwrite policy ([facts.policy]) it is applied at once.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.category, "category", "", "the facts file, e.g. pitfalls (for add)")
 	f.StringVar(&opts.category, "file", "", "the same as --category (the key mneme, another agent-memory tool, uses)")
+	_ = cmd.RegisterFlagCompletionFunc("category", completeCategories(env))
+	_ = cmd.RegisterFlagCompletionFunc("file", completeCategories(env))
 	f.StringVar(&opts.text, "text", "", "the fact (default: read from stdin)")
 	f.StringVar(&opts.reason, "reason", "", "why it matters (required)")
 	f.StringVar(&opts.action, "action", proposal.ActionAdd, "add, update or remove")

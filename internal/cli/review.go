@@ -25,8 +25,9 @@ type reviewOptions struct {
 func newReviewCmd(env *Env) *cobra.Command {
 	var opts reviewOptions
 	cmd := &cobra.Command{
-		Use:   "review [id]",
-		Short: "Approve, edit or reject proposed facts: interactively, or with flags",
+		Use:               "review [id]",
+		ValidArgsFunction: completeProposals(env),
+		Short:             "Approve, edit or reject proposed facts: interactively, or with flags",
 		Long: `Review walks the pending proposals, oldest first, when stdin and stdout are a
 terminal: each screen shows the category, the action, the fact as it would
 read (before and after for an update or removal), the reason, the evidence,

@@ -18,11 +18,12 @@ type showOptions struct {
 func newShowCmd(env *Env) *cobra.Command {
 	var opts showOptions
 	cmd := &cobra.Command{
-		Use:     "show <id>...",
-		Short:   "Show tasks in detail (Beads' bd show)",
-		Example: "  memctl show app-3f2\n  memctl show app-3f2 app-9c1 --json",
-		Args:    cobra.MinimumNArgs(1),
-		RunE:    func(cmd *cobra.Command, args []string) error { return runShow(cmd.Context(), env, args, opts) },
+		Use:               "show <id>...",
+		ValidArgsFunction: completeIssues(env, anyIssue),
+		Short:             "Show tasks in detail (Beads' bd show)",
+		Example:           "  memctl show app-3f2\n  memctl show app-3f2 app-9c1 --json",
+		Args:              cobra.MinimumNArgs(1),
+		RunE:              func(cmd *cobra.Command, args []string) error { return runShow(cmd.Context(), env, args, opts) },
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print a JSON array (bd's shape)")
 	cmd.Flags().BoolVar(&opts.comments, "include-comments", false, "with --json, add each issue's comments")

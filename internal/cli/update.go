@@ -24,8 +24,9 @@ type updateOptions struct {
 func newUpdateCmd(env *Env) *cobra.Command {
 	var opts updateOptions
 	cmd := &cobra.Command{
-		Use:   "update <id>...",
-		Short: "Change tasks, or claim one with --claim (Beads' bd update)",
+		Use:               "update <id>...",
+		ValidArgsFunction: completeIssues(env, anyIssue),
+		Short:             "Change tasks, or claim one with --claim (Beads' bd update)",
 		Example: `  memctl update app-3f2 --claim --json
   memctl update app-3f2 --status blocked --append-notes "waiting on the API key"
   memctl update app-3f2 app-9c1 --priority P1 --add-label urgent`,
