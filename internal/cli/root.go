@@ -303,6 +303,7 @@ var commands = []func(*Env) *cobra.Command{
 	newImportCmd,
 	newMCPCmd,
 	newVersionCmd,
+	newManCmd,
 	newCompletionCmd,
 }
 
@@ -368,14 +369,15 @@ var commandNames = map[string]func(*Env) *cobra.Command{
 	"import":       newImportCmd,
 	"mcp":          newMCPCmd,
 	"version":      newVersionCmd,
+	"man":          newManCmd,
 	"completion":   newCompletionCmd,
 }
 
 // commandFor returns the constructor of the command a command line runs
-// when the first argument names one, else nil (help, flags first, an
-// unknown name: the whole tree is built).
+// when the first argument names one, else nil (help, completion, man,
+// flags first, an unknown name: the whole tree is built).
 func commandFor(name string) func(*Env) *cobra.Command {
-	if name == "help" || name == "completion" || strings.HasPrefix(name, "__") {
+	if name == "help" || name == "completion" || name == "man" || strings.HasPrefix(name, "__") {
 		return nil
 	}
 	return commandNames[name]
