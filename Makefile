@@ -125,10 +125,15 @@ lint:
 tidy-check:
 	@set -e; for m in $(MODULES); do echo "($$m) $(GO) mod tidy -diff"; (cd $$m && $(GO) mod tidy -diff); done
 
-## release-snapshot: cross-compile every target with goreleaser, without publishing
+## release-snapshot: every archive, deb/rpm package, the Homebrew cask,
+## checksums and (with syft on PATH) SBOMs into dist/, offline, without
+## publishing or signing; then the release content test reads dist/
+comma := ,
+GORELEASER_VERSION ?= v2.15.1
 release-snapshot:
-	@command -v goreleaser >/dev/null || { echo "goreleaser not found: go install github.com/goreleaser/goreleaser/v2@latest" >&2; exit 2; }
-	goreleaser release --snapshot --clean
+	@command -v goreleaser >/dev/null || { echo "goreleaser not found: go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)" >&2; exit 2; }
+	goreleaser release --snapshot --clean --skip=sign$(if $(shell command -v syft),,$(comma)sbom)
+	MEMCTL_RELEASE_DIST=$(abspath dist) $(GO) test ./scripts/release -run TestRelease -count=1 -v
 
 clean:
-	rm -rf bin dist
+	rm -rf bin dist completions manpages
