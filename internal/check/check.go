@@ -328,7 +328,7 @@ func (r *Report) checkProposals(ws *config.Workspace, now time.Time) error {
 
 func (r *Report) checkIssues(ws *config.Workspace, opts Options) error {
 	path := ws.Path(config.IssuesFile)
-	data, fi, err := fsx.ReadMappedStat(path)
+	data, stamp, err := fsx.ReadMappedStamp(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -356,7 +356,7 @@ func (r *Report) checkIssues(ws *config.Workspace, opts Options) error {
 	var problems []tasks.Problem
 	n, vouched := 0, false
 	if opts.TasksCache != "" {
-		n, vouched = tasks.Vouched(data, fi, opts.TasksCache)
+		n, vouched = tasks.Vouched(data, stamp, opts.TasksCache)
 	}
 	if !vouched {
 		problems, n = tasks.ValidateJSONL(data)

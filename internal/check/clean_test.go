@@ -9,6 +9,7 @@ import (
 
 	"github.com/memctl/memctl/internal/agents"
 	"github.com/memctl/memctl/internal/config"
+	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/secrets/secretstest"
 	"github.com/memctl/memctl/internal/tasks"
 )
@@ -132,11 +133,11 @@ func TestTasksCacheVouchesForTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(ws.Path(config.IssuesFile))
+	stamp, err := fsx.StatStamp(ws.Path(config.IssuesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, ok := tasks.Vouched(data, fi, cache); !ok || n != 3 {
+	if n, ok := tasks.Vouched(data, stamp, cache); !ok || n != 3 {
 		t.Fatalf("the cache of the unchanged file vouches %v for %d records, want true for 3", ok, n)
 	}
 	// A bad line written behind the cache's back, same size: validated.

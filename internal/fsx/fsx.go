@@ -130,6 +130,10 @@ func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) er
 // path will have once committed (a rename changes neither).
 func (st *Staged) Info() (fs.FileInfo, error) { return st.f.Stat() }
 
+// Stamp is the staged file's stamp. Its size, modification time and
+// inode are path's once committed; the rename moves the change time.
+func (st *Staged) Stamp() (Stamp, error) { return FileStamp(st.f) }
+
 // Commit waits for the sync, then renames the staged file over path.
 // On failure path is left as it was and the temporary is removed. Once
 // Commit or Abort has run, Commit and Abort do nothing.

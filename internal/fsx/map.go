@@ -53,6 +53,29 @@ func ReadMappedStat(path string) ([]byte, os.FileInfo, error) {
 	return b, fi, err
 }
 
+// ReadMappedStamp is ReadMapped that also returns the file's stamp, taken
+// from the open file (so it describes the bytes returned).
+func ReadMappedStamp(path string) ([]byte, Stamp, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	defer f.Close()
+	st, err := FileStamp(f)
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	if st.Size >= mapThreshold && st.Size == int64(int(st.Size)) {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if b, err := mapFile(f, int(st.Size)); err == nil {
+				return b, st, nil
+			}
+		}
+	}
+	b, err := io.ReadAll(f)
+	return b, st, err
+}
+
 // ReadSmall is os.ReadFile for the many small files memctl reads in one
 // go (proposals), with fewer system calls per file where it can. scratch
 // is a buffer the caller reuses from file to file (a few KiB: files that

@@ -51,3 +51,13 @@ func StatStamp(path string) (Stamp, error) {
 	}
 	return Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
 }
+
+// FileStamp is the stamp of an open file. This platform gives no change
+// time or inode.
+func FileStamp(f *os.File) (Stamp, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return Stamp{}, err
+	}
+	return Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, nil
+}

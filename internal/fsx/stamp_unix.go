@@ -71,6 +71,21 @@ func StatStamp(path string) (Stamp, error) {
 	}
 }
 
+// FileStamp is the stamp of an open file.
+func FileStamp(f *os.File) (Stamp, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(int(f.Fd()), &st)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return Stamp{}, &fs.PathError{Op: "stat", Path: f.Name(), Err: err}
+		}
+		return stampOf("", &st), nil
+	}
+}
+
 func stampOf(name string, st *unix.Stat_t) Stamp {
 	return Stamp{Name: name, Size: st.Size, ModTime: st.Mtim.Nano(), ChangeTime: st.Ctim.Nano(), Ino: uint64(st.Ino)}
 }

@@ -29,12 +29,14 @@ import (
 // rewritten, new strings, labels, lists and entries appended, the rest
 // copied.
 //
-// Trust: a cache whose recorded size and modification time are the
-// file's is used without reading the file, unless the file changed within
-// racyWindow of the cache's own last write (a second change in the same
-// clock tick would keep both): then the file's CRC-32C decides, and a
-// match is recorded by rewriting the header, which moves the cache's
-// modification time past the window. This is git's racy-clean rule.
+// Trust: a cache whose recorded stamp (fsx.Stamp: size, modification and
+// change times, inode) is the file's is used without reading the file,
+// unless the file changed within racyWindow of the cache's own last write
+// (a second change in the same clock tick would keep the stamp): then the
+// file's CRC-32C decides, and a match is recorded by rewriting the
+// header, which moves the cache's modification time past the window. This
+// is git's racy-clean rule; like git's index, the change time catches an
+// edit in place whose modification time was put back (cp -p, touch -r).
 //
 // Format (little endian), a header then the sections in this order:
 //
@@ -44,7 +46,9 @@ import (
 //	         u32 records, u32 live issues, u32 label refs, u32 edges,
 //	         u32 blocker refs, u32 index-list entries, u32 id-hash slots,
 //	         u32 strings size, i64 the highest integer comment id, u32
-//	         comment ids (1: integers, 2: strings), 4 bytes zero (80 in all)
+//	         comment ids (1: integers, 2: strings), 4 bytes zero, i64 file
+//	         change time (ns), u64 file inode (0 where the platform has
+//	         none; 96 in all)
 //	records  one entry of entrySize bytes per line (layout at the e*
 //	         offsets below)
 //	labels   label refs: u32 offset, u32 length into strings
@@ -62,11 +66,12 @@ const (
 	// by size and modification time.
 	// cacheVersion 4: lists by record; each issue's dependents.
 	// cacheVersion 5: the comment ids in use, in the header.
+	// cacheVersion 6: the file's change time and inode, in the header.
 	//
 	// Raise it also when what Parse accepts changes: a cache vouches for
 	// its file's validity (Vouched).
-	cacheVersion = 5
-	headerSize   = 80
+	cacheVersion = 6
+	headerSize   = 96
 	entrySize    = 160
 )
 
@@ -78,8 +83,8 @@ const (
 // NTFS, exFAT: at worst 10 ms, a kernel tick at 100 Hz) get 100 ms, so
 // that a command run a moment after a write does not read the whole file
 // to check it.
-func racyWindow(file time.Time) time.Duration {
-	if file.Nanosecond() == 0 {
+func racyWindow(file int64) time.Duration {
+	if file%int64(time.Second) == 0 {
 		return 2 * time.Second
 	}
 	return 100 * time.Millisecond
@@ -126,7 +131,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // LoadCached reads path like Load, using and refreshing the cache file at
 // cachePath. Save on the returned store refreshes the cache too.
 func LoadCached(path, cachePath string) (*Store, error) {
-	data, fi, err := fsx.ReadMappedStat(path)
+	data, stamp, err := fsx.ReadMappedStamp(path)
 	if errors.Is(err, os.ErrNotExist) {
 		s := &Store{byID: map[string]*Issue{}, lf: true, cachePath: cachePath}
 		return s, nil
@@ -135,7 +140,7 @@ func LoadCached(path, cachePath string) (*Store, error) {
 		return nil, err
 	}
 	if c, cfi, err := fsx.ReadMappedStat(cachePath); err == nil {
-		if s, ok := openCache(c, cfi, data, fi, cachePath); ok {
+		if s, ok := openCache(c, cfi, data, stamp, cachePath); ok {
 			s.cachePath = cachePath
 			return s, nil
 		}
@@ -145,47 +150,53 @@ func LoadCached(path, cachePath string) (*Store, error) {
 		return nil, err
 	}
 	s.cachePath = cachePath
-	commitCache(s.writeCache(len(data), crc32.Checksum(data, castagnoli), fi))
+	commitCache(s.writeCache(len(data), crc32.Checksum(data, castagnoli), stamp))
 	return s, nil
 }
 
 // openCache checks the cache c against the file data and decodes it.
-func openCache(c []byte, cfi fs.FileInfo, data []byte, fi fs.FileInfo, cachePath string) (*Store, bool) {
-	if !cacheMatches(c, cfi, data, fi, cachePath) {
+func openCache(c []byte, cfi fs.FileInfo, data []byte, stamp fsx.Stamp, cachePath string) (*Store, bool) {
+	if !cacheMatches(c, cfi, data, stamp, cachePath) {
 		return nil, false
 	}
 	return decodeCache(c, data)
 }
 
 // cacheMatches reports whether the cache c (file info cfi) was built from
-// data (file info fi), by the rule in the format comment.
-func cacheMatches(c []byte, cfi fs.FileInfo, data []byte, fi fs.FileInfo, cachePath string) bool {
+// data (the file's stamp: stamp), by the rule in the format comment.
+func cacheMatches(c []byte, cfi fs.FileInfo, data []byte, stamp fsx.Stamp, cachePath string) bool {
 	if len(c) < headerSize || string(c[:4]) != cacheMagic || le.Uint32(c[4:]) != cacheVersion ||
 		le.Uint64(c[8:]) != uint64(len(data)) {
 		return false
 	}
-	mtime := fi.ModTime().UnixNano()
-	sameTime := int64(le.Uint64(c[16:])) == mtime
-	if !sameTime || cfi.ModTime().Sub(fi.ModTime()) < racyWindow(fi.ModTime()) {
+	sameStamp := bytes.Equal(c[16:24], le.AppendUint64(nil, uint64(stamp.ModTime))) &&
+		bytes.Equal(c[80:96], headerStampTail(stamp))
+	if !sameStamp || cfi.ModTime().UnixNano()-stamp.Newest() < int64(racyWindow(stamp.ModTime)) {
 		if le.Uint32(c[24:]) != crc32.Checksum(data, castagnoli) {
 			return false
 		}
-		// The content matches: record the file's time as of now, so the
+		// The content matches: record the file's stamp as of now, so the
 		// next reader trusts it without the checksum.
-		trustLater(cachePath, cfi, c[:headerSize], mtime)
+		trustLater(cachePath, cfi, c[:headerSize], stamp)
 	}
 	return true
 }
 
+// headerStampTail is the header's bytes 80 to 96: the file's change time
+// and inode.
+func headerStampTail(stamp fsx.Stamp) []byte {
+	return le.AppendUint64(le.AppendUint64(nil, uint64(stamp.ChangeTime)), stamp.Ino)
+}
+
 // Vouched reports whether the cache at cachePath was built from data, the
-// content of a file with info fi, and returns the file's number of
+// content of a file with that stamp, and returns the file's number of
 // records. A cache is only ever written for a file that Parse accepted
 // (cacheVersion is raised whenever what Parse accepts changes), so a
 // match proves that ValidateJSONL would find nothing: check uses it to
 // skip validating an unchanged file.
-func Vouched(data []byte, fi fs.FileInfo, cachePath string) (int, bool) {
+func Vouched(data []byte, stamp fsx.Stamp, cachePath string) (int, bool) {
 	c, cfi, err := fsx.ReadMappedStat(cachePath)
-	if err != nil || !cacheMatches(c, cfi, data, fi, cachePath) {
+	if err != nil || !cacheMatches(c, cfi, data, stamp, cachePath) {
 		return 0, false
 	}
 	v, ok := viewCache(c)
@@ -199,7 +210,7 @@ func Vouched(data []byte, fi fs.FileInfo, cachePath string) (int, bool) {
 // time, which also moves the cache's own modification time to now. It
 // writes only to the cache file that was read (another process may have
 // replaced it since); failure costs only speed.
-func trustLater(cachePath string, cfi fs.FileInfo, header []byte, mtime int64) {
+func trustLater(cachePath string, cfi fs.FileInfo, header []byte, stamp fsx.Stamp) {
 	f, err := os.OpenFile(cachePath, os.O_WRONLY, 0)
 	if err != nil {
 		return
@@ -209,7 +220,8 @@ func trustLater(cachePath string, cfi fs.FileInfo, header []byte, mtime int64) {
 		return
 	}
 	h := bytes.Clone(header)
-	le.PutUint64(h[16:], uint64(mtime))
+	le.PutUint64(h[16:], uint64(stamp.ModTime))
+	copy(h[80:], headerStampTail(stamp))
 	_, _ = f.WriteAt(h, 0)
 }
 
@@ -344,15 +356,16 @@ func commitCache(st *fsx.Staged) {
 
 // cacheHeader is a header for a file of size bytes, modification time
 // and CRC-32C sum, with flags and comment ids; write fills in the sizes.
-func cacheHeader(size int, fi fs.FileInfo, sum, flags uint32, ids commentIDs) []byte {
+func cacheHeader(size int, stamp fsx.Stamp, sum, flags uint32, ids commentIDs) []byte {
 	h := make([]byte, headerSize)
 	copy(h, cacheMagic)
 	le.PutUint32(h[4:], cacheVersion)
 	le.PutUint64(h[8:], uint64(size))
-	le.PutUint64(h[16:], uint64(fi.ModTime().UnixNano()))
+	le.PutUint64(h[16:], uint64(stamp.ModTime))
 	le.PutUint32(h[24:], sum)
 	le.PutUint32(h[28:], flags)
 	appendCommentIDs(h[:64], ids)
+	copy(h[80:], headerStampTail(stamp))
 	return h
 }
 
@@ -394,12 +407,12 @@ func putTime(e []byte, at int, t time.Time) {
 // CRC-32C sum and file info fi; each record's start and end are its place
 // in that file. The caller commits it once the file is in place (nil: no
 // cache, which only costs speed).
-func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
-	if s.cachePath == "" || fi == nil || size > 1<<32-1 {
+func (s *Store) writeCache(size int, sum uint32, stamp fsx.Stamp) *fsx.Staged {
+	if s.cachePath == "" || size > 1<<32-1 {
 		return nil
 	}
 	s.full()
-	if st, ok := s.patchCache(size, sum, fi); ok {
+	if st, ok := s.patchCache(size, sum, stamp); ok {
 		return st
 	}
 	g := NewGraph(s)
@@ -465,7 +478,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
 	if s.bom {
 		flags |= flagBOM
 	}
-	return w.write(s.cachePath, cacheHeader(size, fi, sum, flags, s.commentIDs()), hash, nil, live)
+	return w.write(s.cachePath, cacheHeader(size, stamp, sum, flags, s.commentIDs()), hash, nil, live)
 }
 
 // patchCache writes the cache by patching the one the store was opened
@@ -475,7 +488,7 @@ func (s *Store) writeCache(size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
 // strings and labels appended to those sections; the graph, the edges
 // and the id hash are copied. It reports false when a full write is
 // needed.
-func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) (*fsx.Staged, bool) {
+func (s *Store) patchCache(size int, sum uint32, stamp fsx.Stamp) (*fsx.Staged, bool) {
 	b := s.base
 	if b == nil || len(s.records) < len(b.recs) {
 		return nil, false
@@ -499,7 +512,7 @@ func (s *Store) patchCache(size int, sum uint32, fi fs.FileInfo) (*fsx.Staged, b
 	return s.writePatch(b.v, func(k int) (int, [2]uint32) {
 		r := s.records[k]
 		return r.Line, [2]uint32{uint32(r.start), uint32(r.end)}
-	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, added, s.commentIDs(), size, sum, fi), true
+	}, changed, nil, func(k int) *Issue { return s.records[k].Issue }, added, s.commentIDs(), size, sum, stamp), true
 }
 
 // canAppend reports whether issues added after the cache old can be
@@ -539,7 +552,7 @@ func (s *Store) canAppend(old *cacheView, added []*Record) bool {
 // blocked sets are computed from their edges and their parents' cached
 // state (canAppend has checked that this is all that can change).
 func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), changed []int, blocked map[int][]string,
-	issue func(k int) *Issue, added []*Record, ids commentIDs, size int, sum uint32, fi fs.FileInfo) *fsx.Staged {
+	issue func(k int) *Issue, added []*Record, ids commentIDs, size int, sum uint32, stamp fsx.Stamp) *fsx.Staged {
 	if len(old.strs) > 1<<31 {
 		return nil
 	}
@@ -637,7 +650,7 @@ func (s *Store) writePatch(old *cacheView, pos func(k int) (int, [2]uint32), cha
 	for k, by := range blocked {
 		w.putBlocked(entries[k*entrySize:(k+1)*entrySize], by)
 	}
-	return w.write(s.cachePath, cacheHeader(size, fi, sum, le.Uint32(old.c[28:]), ids), hash, old.strs, live)
+	return w.write(s.cachePath, cacheHeader(size, stamp, sum, le.Uint32(old.c[28:]), ids), hash, old.strs, live)
 }
 
 // growHash returns the id hash for a patch writing w's entries after the
@@ -1133,10 +1146,10 @@ func (s *Store) saveLazy(path string) error {
 			for k, r := range s.records { // their places in the new file
 				r.raw, r.Line, r.start, r.end = lines[k], k+1, int(pos[k][0]), int(pos[k][1])
 			}
-			return wr.commitWith(func(fi fs.FileInfo) *fsx.Staged { return s.writeCache(size, wr.sum, fi) })
+			return wr.commitWith(func(stamp fsx.Stamp) *fsx.Staged { return s.writeCache(size, wr.sum, stamp) })
 		}
 	}
-	return wr.commitWith(func(fi fs.FileInfo) *fsx.Staged {
+	return wr.commitWith(func(stamp fsx.Stamp) *fsx.Staged {
 		if s.cachePath == "" || size > 1<<32-1 {
 			return nil
 		}
@@ -1145,7 +1158,7 @@ func (s *Store) saveLazy(path string) error {
 			ids = ids.plus(scanCommentIDs(lz.made[k : k+1]))
 		}
 		return s.writePatch(lz.v, func(k int) (int, [2]uint32) { return k + 1, pos[k] }, changed, blocked,
-			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, wr.sum, fi)
+			func(k int) *Issue { return lz.made[k].Issue }, lz.added, ids, size, wr.sum, stamp)
 	})
 }
 

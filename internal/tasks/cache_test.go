@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/tasks/taskstest"
 )
 
@@ -274,9 +275,12 @@ func TestCachedGraphIsTheComputedGraph(t *testing.T) {
 	t.Fatal("no open issue to block")
 }
 
-// A cache is trusted by the file's size and modification time once the
-// file is older than the racy window; until then the checksum decides.
-func TestCacheTrustBySizeAndTime(t *testing.T) {
+// A cache is trusted by the file's stamp (size, modification and change
+// times, inode) once it was written more than the racy window after the
+// file changed; until then the checksum decides. An edit in place whose
+// modification time is put back (cp -p, touch -r) moves the change time,
+// which no call can set back: it is read.
+func TestCacheTrustByStamp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
@@ -291,10 +295,19 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 	if _, err := LoadCached(path, cache); err != nil { // builds the cache
 		t.Fatal(err)
 	}
-	// The cache was written within the window of... nothing: the file is
-	// an hour old, so the next load trusts size and time. A change that
-	// keeps both (only possible by setting the time back) is not seen:
-	// that is the rule's price, as in git.
+	settle := func() { // the cache written long after the file: outside every window
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(cache, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle()
+	if s, err := LoadCached(path, cache); err != nil || !s.Records()[0].lazy {
+		t.Fatalf("an unchanged file was not read through its cache: err=%v", err)
+	}
+	// Edited in place, same size, the modification time put back: the
+	// change time moved (after a clock tick), so the file is read.
+	time.Sleep(50 * time.Millisecond)
 	changed := bytes.Replace(data, []byte(`"title":"issue 0"`), []byte(`"title":"issue X"`), 1)
 	if err := os.WriteFile(path, changed, 0o644); err != nil {
 		t.Fatal(err)
@@ -302,32 +315,85 @@ func TestCacheTrustBySizeAndTime(t *testing.T) {
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
 	}
+	settle()
 	s, err := LoadCached(path, cache)
-	if err != nil || !s.Records()[0].lazy {
-		t.Fatalf("an old file of the same size and time was not trusted: err=%v", err)
+	if err != nil || s.Records()[0].lazy {
+		t.Fatalf("an edit with its time put back was trusted: err=%v", err)
 	}
-	// Any other time: the checksum finds the change and the file is read.
+	if iss, _ := s.Get("g-0"); iss == nil || iss.Title != "issue X" {
+		t.Fatal("the change was not read")
+	}
+	// Only the times changed: the checksum matches, the cache is used and
+	// the new stamp recorded.
 	if err := os.Chtimes(path, old.Add(time.Second), old.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	s, err = LoadCached(path, cache)
-	if err != nil || s.Records()[0].lazy {
-		t.Fatalf("a file with another time was trusted: err=%v", err)
+	if s, err := LoadCached(path, cache); err != nil || !s.Records()[0].lazy {
+		t.Fatalf("a file whose times alone changed was not read through its cache: err=%v", err)
 	}
-	if iss, _ := s.Get("g-0"); iss != nil && iss.Title == "issue 0" {
-		t.Fatal("the change was not read")
-	}
-	// A file written just before its cache is racy: the checksum is used
-	// (and passes) while the file is within the window of the cache.
-	if err := os.WriteFile(path, changed, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadCached(path, cache); err != nil {
-		t.Fatal(err)
-	}
-	s, err = LoadCached(path, cache)
-	if err != nil || !s.Records()[0].lazy {
-		t.Fatalf("a racy cache whose checksum matches was not used: err=%v", err)
+}
+
+// The racy window: a change that keeps the file's whole stamp (a second
+// write in the same clock tick) is caught by the checksum while the cache
+// was written less than the window after the file (100 ms for file
+// systems with fine times, two seconds where times are whole seconds), and
+// is not looked for once the cache is older than that.
+func TestCacheRacyWindow(t *testing.T) {
+	t.Parallel()
+	base := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, c := range []struct {
+		name      string
+		file      time.Time
+		cacheLag  time.Duration // the cache's time after the file's
+		wantFound bool          // the same-stamp change is caught
+	}{
+		{"fine times, cache 20 ms after", base.Add(123456789), 20 * time.Millisecond, true},
+		{"fine times, cache 150 ms after", base.Add(123456789), 150 * time.Millisecond, false},
+		{"whole seconds, cache 1 s after", base, time.Second, true},
+		{"whole seconds, cache 3 s after", base, 3 * time.Second, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+			data := taskstest.Graph(rand.New(rand.NewPCG(9, 10)), 50, refNow)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadCached(path, cache); err != nil { // builds the cache
+				t.Fatal(err)
+			}
+			// The stamp the cache recorded, with the file's times set to
+			// c.file, as if it had been written then: a change within the
+			// same tick would leave exactly this stamp.
+			stamp, err := fsx.StatStamp(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stamp.ModTime, stamp.ChangeTime = c.file.UnixNano(), c.file.UnixNano()
+			header, err := os.ReadFile(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			le.PutUint64(header[16:], uint64(stamp.ModTime))
+			copy(header[80:], headerStampTail(stamp))
+			if err := os.WriteFile(cache, header, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			at := c.file.Add(c.cacheLag)
+			if err := os.Chtimes(cache, at, at); err != nil {
+				t.Fatal(err)
+			}
+			c2, cfi, err := fsx.ReadMappedStat(cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed := bytes.Replace(data, []byte(`"title":"issue 0"`), []byte(`"title":"issue X"`), 1)
+			trusted := cacheMatches(c2, cfi, changed, stamp, filepath.Join(dir, "elsewhere"))
+			if found := !trusted; found != c.wantFound {
+				t.Errorf("the same-stamp change was caught: %v, want %v", found, c.wantFound)
+			}
+		})
 	}
 }
 
@@ -494,8 +560,8 @@ func cacheGraphAfterWrites(t *testing.T, data []byte) {
 		if probs, _ := ValidateJSONL(data); len(probs) > 0 {
 			t.Fatalf("step %d (%s): memctl wrote a file validation refuses: %+v", step, op, probs)
 		}
-		if fi, err := os.Stat(path); err == nil {
-			if n, ok := Vouched(data, fi, cache); !ok || n != len(cold.Records()) {
+		if stamp, err := fsx.StatStamp(path); err == nil {
+			if n, ok := Vouched(data, stamp, cache); !ok || n != len(cold.Records()) {
 				t.Errorf("step %d (%s): the cache vouches %v for %d records, the file has %d", step, op, ok, n, len(cold.Records()))
 			}
 		}
@@ -728,65 +794,6 @@ func TestCacheSaveMatchesAFullSave(t *testing.T) {
 	warm, err := LoadCached(path, cache)
 	if err != nil || !bytes.Equal(warm.Bytes(), got) {
 		t.Fatalf("the cache after the save does not match the file: %v", err)
-	}
-}
-
-// The racy window: a change that keeps the file's size and recorded time
-// is caught by the checksum while the cache was written less than a clock
-// tick's margin after the file (100 ms for file systems with fine times,
-// two seconds where times are whole seconds), and is not looked for once
-// the cache is older than that.
-func TestCacheRacyWindow(t *testing.T) {
-	t.Parallel()
-	base := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for _, c := range []struct {
-		name      string
-		file      time.Time
-		cacheLag  time.Duration // the cache's time after the file's
-		wantFound bool          // the same-size, same-time change is read
-	}{
-		{"fine times, cache 20 ms after", base.Add(123456789), 20 * time.Millisecond, true},
-		{"fine times, cache 150 ms after", base.Add(123456789), 150 * time.Millisecond, false},
-		{"whole seconds, cache 1 s after", base, time.Second, true},
-		{"whole seconds, cache 3 s after", base, 3 * time.Second, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
-			data := taskstest.Graph(rand.New(rand.NewPCG(9, 10)), 50, refNow)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(path, c.file, c.file); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := LoadCached(path, cache); err != nil { // builds the cache
-				t.Fatal(err)
-			}
-			at := c.file.Add(c.cacheLag)
-			if err := os.Chtimes(cache, at, at); err != nil {
-				t.Fatal(err)
-			}
-			// Another writer changes the file in the same tick: same size,
-			// same time.
-			changed := bytes.Replace(data, []byte(`"title":"issue 0"`), []byte(`"title":"issue X"`), 1)
-			if err := os.WriteFile(path, changed, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chtimes(path, c.file, c.file); err != nil {
-				t.Fatal(err)
-			}
-			s, err := LoadCached(path, cache)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Read from the file, not through the cache: the checksum
-			// found the change.
-			if found := !s.Records()[0].lazy; found != c.wantFound {
-				t.Errorf("the file was read: %v, want %v", found, c.wantFound)
-			}
-		})
 	}
 }
 

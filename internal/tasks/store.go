@@ -287,11 +287,11 @@ func writeLines(path string, bom bool, n int, line func(k int) []byte) (written,
 // cache builds from the staged file's size and time while the file is
 // being synced to disk. On failure the file is left as it was and no
 // cache is written.
-func (w written) commitWith(cache func(fi fs.FileInfo) *fsx.Staged) error {
+func (w written) commitWith(cache func(stamp fsx.Stamp) *fsx.Staged) error {
 	defer w.Abort() // after a panic in cache: the temporary removed (a no-op after Commit)
 	var cst *fsx.Staged
-	if fi, err := w.Info(); err == nil {
-		cst = cache(fi)
+	if stamp, err := w.Stamp(); err == nil {
+		cst = cache(stamp)
 	}
 	if err := w.Commit(); err != nil {
 		if cst != nil {
@@ -325,5 +325,5 @@ func (s *Store) Save(path string) error {
 		r.start, r.end = w.pos[i][0], w.pos[i][1]
 	}
 	s.records = recs
-	return w.commitWith(func(fi fs.FileInfo) *fsx.Staged { return s.writeCache(w.size, w.sum, fi) })
+	return w.commitWith(func(stamp fsx.Stamp) *fsx.Staged { return s.writeCache(w.size, w.sum, stamp) })
 }
