@@ -24,7 +24,7 @@ var layer = map[string]int{
 	"cli":   7,
 	"mcp":   6,
 	"app":   5,
-	"check": 4, "consolidate": 4, "audit": 4, "status": 4, "prime": 4, "recall": 4, "archive": 4,
+	"check": 4, "consolidate": 4, "audit": 4, "status": 4, "prime": 4, "recall": 4, "archive": 4, "trigger": 4,
 	"proposal": 3, "runs": 3, "index": 3, "agents": 3, "hooks": 3,
 	"ledger": 2, "tasks": 2, "embed": 2,
 	"doctor": 5, // beside app: a front-end hands it app's embedder, index and lock

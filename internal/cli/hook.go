@@ -5,15 +5,20 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
+	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/hooks"
 	"github.com/memctl/memctl/internal/prime"
+	"github.com/memctl/memctl/internal/runs"
 	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
+	"github.com/memctl/memctl/internal/trigger"
 )
 
 // A hook's time budget is defaultFlushTimeout (5 s): under every timeout
@@ -27,7 +32,7 @@ func newHookCmd(env *Env) *cobra.Command {
 		Short:             "Answer an agent runtime's hook: the context pack at session start, a flush otherwise (always exits 0)",
 		Long: `Hook is what the entries memctl hooks install writes run: runtime is claude,
 codex, gemini, cursor or opencode, event is session-start, pre-compact,
-post-compact, session-end or stop. It reads the runtime's hook JSON on
+post-compact, session-end, stop or pre-tool-use. It reads the runtime's hook JSON on
 stdin and finds the workspace from its cwd (else $CLAUDE_PROJECT_DIR or
 $GEMINI_PROJECT_DIR, else the working directory).
 
@@ -38,7 +43,11 @@ Codex and Gemini CLI, {"additional_context":"…"} for Cursor, the text for
 OpenCode's plugin; outside a workspace the envelope is empty. The other
 events record the session as memctl flush does (post-compact keeps the
 compaction's summary in the run record) and print nothing, except Codex's
-stop, which prints {"continue":true}.
+stop, which prints {"continue":true}. pre-tool-use (Claude Code's
+PreToolUse) looks at the files the tool will touch and, when past runs
+failed in them, prints {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+"additionalContext":"…"}} with the runs and playbooks, once per file and
+session; otherwise nothing. It never blocks the tool.
 
 A hook must never get in the agent's way: hook exits 0 whatever happens,
 with at most one warning on stderr, within a 5-second budget.`,
@@ -115,11 +124,47 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 	if herr != nil {
 		warn("%v; going on without it", herr)
 	}
-	if hooks.ActionOf(event) == hooks.ActionPrime {
+	switch hooks.ActionOf(event) {
+	case hooks.ActionPrime:
 		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
+	case hooks.ActionWarn:
+		return hooks.ToolContextOutput(rt, toolWarning(env, rt, in, warn))
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 	return hooks.FlushOutput(rt, event)
+}
+
+// toolWarning is what a pre-tool-use hook tells the agent before the tool
+// runs: the failed runs and playbooks of the files it touches that this
+// session has not been told about yet (trigger), else "".
+func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) string {
+	ws, ok := hookWorkspace(env, in.Cwd, "the tool runs without memctl's warnings", warn)
+	if !ok {
+		return ""
+	}
+	files := trigger.Files(in.ToolName, in.ToolInput, in.Cwd, ws.Root)
+	if len(files) == 0 {
+		return ""
+	}
+	seen := trigger.SeenFor(filepath.Join(ws.Repo.GitDir, "memctl", "triggered"), rt.Name, in.SessionID)
+	files = seen.New(files)
+	if len(files) == 0 {
+		return ""
+	}
+	res, err := app.RunStore(ws).Warn(runs.WarnRequest{Files: files,
+		PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir})
+	if err != nil {
+		warn("past failures could not be read: %v", err)
+		return ""
+	}
+	text := trigger.Text(res)
+	if text == "" {
+		return "" // nothing to say: a file without a past is asked again (a failure may come later)
+	}
+	if err := seen.Add(files); err != nil {
+		warn("could not remember the warning: %v", err)
+	}
+	return text
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that

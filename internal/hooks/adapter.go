@@ -18,14 +18,37 @@ type Action int
 const (
 	ActionPrime Action = iota // print the context pack in the runtime's envelope
 	ActionFlush               // record the session (memctl flush), print nothing (Codex's stop: {"continue":true})
+	ActionWarn                // before a tool: what broke before in its files, once per file and session
 )
 
 // ActionOf is what event, one of Events (ValidEvent), does.
 func ActionOf(event string) Action {
-	if event == SessionStart {
+	switch event {
+	case SessionStart:
 		return ActionPrime
+	case PreToolUse:
+		return ActionWarn
 	}
 	return ActionFlush
+}
+
+// ToolContextOutput is what rt's pre-tool-use hook prints for a warning
+// text: Claude Code reads {"hookSpecificOutput":{"hookEventName":
+// "PreToolUse","additionalContext":…}} and puts the text next to the
+// tool's result. Nothing to say, or a runtime whose envelope memctl does
+// not write yet, prints nothing: the tool runs as if there were no hook.
+// Never a decision: the tool is never blocked.
+func ToolContextOutput(rt *Runtime, text string) []byte {
+	if text == "" || rt.Name != "claude" {
+		return nil
+	}
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return marshalLine(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{"PreToolUse", text}})
 }
 
 // SessionStartOutput is what rt's session-start hook prints for text, the

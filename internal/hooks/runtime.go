@@ -20,10 +20,11 @@ const (
 	PostCompact  = "post-compact"  // flush, keeping the compaction's summary in the run record
 	SessionEnd   = "session-end"   // flush
 	Stop         = "stop"          // flush at the end of a turn (Codex, which has no session end)
+	PreToolUse   = "pre-tool-use"  // before a tool runs: past failures in the files it touches (the triggered layer)
 )
 
 // Events are the events, in the order the docs name them.
-var Events = []string{SessionStart, PreCompact, PostCompact, SessionEnd, Stop}
+var Events = []string{SessionStart, PreCompact, PostCompact, SessionEnd, Stop, PreToolUse}
 
 // Scopes of an installation.
 const (

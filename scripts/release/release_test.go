@@ -72,8 +72,9 @@ func TestReleaseExtrasMatchTheConfig(t *testing.T) {
 		t.Skip("no sh")
 	}
 	work := t.TempDir()
-	// A copy of the tree's files the script reads (it builds memctl).
-	cmd := exec.Command("git", "-C", root, "ls-files", "-z")
+	// A copy of the tree (tracked files and new ones git does not ignore),
+	// which the script builds memctl from.
+	cmd := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	list, err := cmd.Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)

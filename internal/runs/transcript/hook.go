@@ -27,6 +27,11 @@ type HookInput struct {
 	CompactSummary       string   // Claude Code's PostCompact
 	LastAssistantMessage string   // Stop
 	WorkspaceRoots       []string // Cursor
+	// ToolName, ToolInput and ToolResponse are a tool event's (PreToolUse,
+	// PostToolUse): the tool and its JSON arguments and result, as sent.
+	ToolName     string
+	ToolInput    json.RawMessage
+	ToolResponse json.RawMessage
 }
 
 // maxHookInput bounds what ParseHookInput reads: hook inputs are small, a
@@ -34,22 +39,25 @@ type HookInput struct {
 const maxHookInput = 4 << 20
 
 type hookJSON struct {
-	SessionID            string   `json:"session_id"`
-	ConversationID       string   `json:"conversation_id"`
-	TranscriptPath       *string  `json:"transcript_path"`
-	Cwd                  string   `json:"cwd"`
-	HookEventName        string   `json:"hook_event_name"`
-	Trigger              string   `json:"trigger"`
-	Reason               string   `json:"reason"`
-	Source               string   `json:"source"`
-	Model                string   `json:"model"`
-	TurnID               string   `json:"turn_id"`
-	CompactSummary       *string  `json:"compact_summary"`
-	CustomInstructions   *string  `json:"custom_instructions"`
-	LastAssistantMessage *string  `json:"last_assistant_message"`
-	WorkspaceRoots       []string `json:"workspace_roots"`
-	CursorVersion        string   `json:"cursor_version"`
-	Timestamp            *string  `json:"timestamp"`
+	SessionID            string          `json:"session_id"`
+	ConversationID       string          `json:"conversation_id"`
+	TranscriptPath       *string         `json:"transcript_path"`
+	Cwd                  string          `json:"cwd"`
+	HookEventName        string          `json:"hook_event_name"`
+	Trigger              string          `json:"trigger"`
+	Reason               string          `json:"reason"`
+	Source               string          `json:"source"`
+	Model                string          `json:"model"`
+	TurnID               string          `json:"turn_id"`
+	CompactSummary       *string         `json:"compact_summary"`
+	CustomInstructions   *string         `json:"custom_instructions"`
+	LastAssistantMessage *string         `json:"last_assistant_message"`
+	WorkspaceRoots       []string        `json:"workspace_roots"`
+	CursorVersion        string          `json:"cursor_version"`
+	Timestamp            *string         `json:"timestamp"`
+	ToolName             string          `json:"tool_name"`
+	ToolInput            json.RawMessage `json:"tool_input"`
+	ToolResponse         json.RawMessage `json:"tool_response"`
 }
 
 // ParseHookInput reads a hook's JSON from r. Unknown fields are ignored.
@@ -99,6 +107,9 @@ func ParseHookInput(r io.Reader) (HookInput, error) {
 		CompactSummary:       deref(h.CompactSummary),
 		LastAssistantMessage: deref(h.LastAssistantMessage),
 		WorkspaceRoots:       h.WorkspaceRoots,
+		ToolName:             h.ToolName,
+		ToolInput:            h.ToolInput,
+		ToolResponse:         h.ToolResponse,
 	}
 	if in.SessionID == "" {
 		in.SessionID = h.ConversationID
