@@ -32,7 +32,7 @@ func newHookCmd(env *Env) *cobra.Command {
 		Short:             "Answer an agent runtime's hook: the context pack at session start, a flush otherwise (always exits 0)",
 		Long: `Hook is what the entries memctl hooks install writes run: runtime is claude,
 codex, gemini, cursor or opencode, event is session-start, pre-compact,
-post-compact, session-end, stop or pre-tool-use. It reads the runtime's hook JSON on
+post-compact, session-end, stop, pre-tool-use or post-tool-use. It reads the runtime's hook JSON on
 stdin and finds the workspace from its cwd (else $CLAUDE_PROJECT_DIR or
 $GEMINI_PROJECT_DIR, else the working directory).
 
@@ -47,7 +47,11 @@ stop, which prints {"continue":true}. pre-tool-use (Claude Code's
 PreToolUse) looks at the files the tool will touch and, when past runs
 failed in them, prints {"hookSpecificOutput":{"hookEventName":"PreToolUse",
 "additionalContext":"…"}} with the runs and playbooks, once per file and
-session; otherwise nothing. It never blocks the tool.
+session; otherwise nothing. It never blocks the tool. post-tool-use
+(PostToolUse and PostToolUseFailure) records a shell command in the
+session's run record at once, with its exit status and, when it failed,
+its error; when that error's signature has an approved playbook, Claude
+Code gets the playbook the same way.
 
 A hook must never get in the agent's way: hook exits 0 whatever happens,
 with at most one warning on stderr, within a 5-second budget.`,
@@ -129,6 +133,8 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
 	case hooks.ActionWarn:
 		return hooks.ToolContextOutput(rt, toolWarning(env, rt, in, warn))
+	case hooks.ActionRecord:
+		return hooks.PostToolOutput(rt, in.Event, toolRecord(ctx, env, rt, in, warn))
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 	return hooks.FlushOutput(rt, event)
@@ -165,6 +171,32 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 		warn("could not remember the warning: %v", err)
 	}
 	return text
+}
+
+// toolRecord records a shell command a post-tool-use hook reports in the
+// session's run record at once and, when it failed and its error's
+// signature has an approved playbook, returns the playbook for the agent
+// (else "").
+func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) string {
+	cmd, exit, errText, ok := runtranscript.ShellCall(in)
+	if !ok {
+		return ""
+	}
+	freq, ok := flushRequest(env, in, warn)
+	if !ok {
+		return ""
+	}
+	sid := cmpOr(in.SessionID, freq.SessionID)
+	sig, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: sid, Runtime: rt.RunRuntime,
+		Command: cmd, ExitCode: exit, ErrorText: errText,
+		Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets})
+	if err != nil {
+		warn("%v", err)
+	}
+	if sig == "" {
+		return ""
+	}
+	return trigger.PlaybookText(filepath.Join(freq.Root, config.PlaybooksDir), config.PlaybooksDir, sig)
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that

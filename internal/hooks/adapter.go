@@ -16,9 +16,10 @@ type Action int
 
 // The actions.
 const (
-	ActionPrime Action = iota // print the context pack in the runtime's envelope
-	ActionFlush               // record the session (memctl flush), print nothing (Codex's stop: {"continue":true})
-	ActionWarn                // before a tool: what broke before in its files, once per file and session
+	ActionPrime  Action = iota // print the context pack in the runtime's envelope
+	ActionFlush                // record the session (memctl flush), print nothing (Codex's stop: {"continue":true})
+	ActionWarn                 // before a tool: what broke before in its files, once per file and session
+	ActionRecord               // after a shell command: record it in the session's run record; a failure's playbook
 )
 
 // ActionOf is what event, one of Events (ValidEvent), does.
@@ -28,6 +29,8 @@ func ActionOf(event string) Action {
 		return ActionPrime
 	case PreToolUse:
 		return ActionWarn
+	case PostToolUse:
+		return ActionRecord
 	}
 	return ActionFlush
 }
@@ -39,6 +42,20 @@ func ActionOf(event string) Action {
 // not write yet, prints nothing: the tool runs as if there were no hook.
 // Never a decision: the tool is never blocked.
 func ToolContextOutput(rt *Runtime, text string) []byte {
+	return toolContext(rt, "PreToolUse", text)
+}
+
+// PostToolOutput is what rt's post-tool-use hook prints for a text (a
+// failure's playbook): Claude Code reads the same envelope, named after
+// the event it ran for (inputEvent: PostToolUse or PostToolUseFailure).
+func PostToolOutput(rt *Runtime, inputEvent, text string) []byte {
+	if inputEvent != "PostToolUse" && inputEvent != "PostToolUseFailure" {
+		inputEvent = "PostToolUseFailure"
+	}
+	return toolContext(rt, inputEvent, text)
+}
+
+func toolContext(rt *Runtime, event, text string) []byte {
 	if text == "" || rt.Name != "claude" {
 		return nil
 	}
@@ -48,7 +65,7 @@ func ToolContextOutput(rt *Runtime, text string) []byte {
 	}
 	return marshalLine(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{"PreToolUse", text}})
+	}{specific{event, text}})
 }
 
 // SessionStartOutput is what rt's session-start hook prints for text, the

@@ -21,10 +21,11 @@ const (
 	SessionEnd   = "session-end"   // flush
 	Stop         = "stop"          // flush at the end of a turn (Codex, which has no session end)
 	PreToolUse   = "pre-tool-use"  // before a tool runs: past failures in the files it touches (the triggered layer)
+	PostToolUse  = "post-tool-use" // after a shell command: recorded at once; a failure's approved playbook, if any
 )
 
 // Events are the events, in the order the docs name them.
-var Events = []string{SessionStart, PreCompact, PostCompact, SessionEnd, Stop, PreToolUse}
+var Events = []string{SessionStart, PreCompact, PostCompact, SessionEnd, Stop, PreToolUse, PostToolUse}
 
 // Scopes of an installation.
 const (

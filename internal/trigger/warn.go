@@ -103,3 +103,15 @@ func (s *Seen) Add(files []string) error {
 	}
 	return fsx.WriteDerived(s.path, data)
 }
+
+// PlaybookText is the approved playbook of an error signature, for an
+// agent that just met the error: its file in dir (rel: the same in
+// messages), cut to MaxText; "" when there is none.
+func PlaybookText(dir, rel, sig string) string {
+	data, err := os.ReadFile(filepath.Join(dir, sig+".md"))
+	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("memctl: this error (signature %s) has a playbook, %s/%s.md:\n", sig, rel, sig)
+	return clip(head+strings.TrimSpace(string(data)), MaxText)
+}

@@ -32,6 +32,10 @@ type HookInput struct {
 	ToolName     string
 	ToolInput    json.RawMessage
 	ToolResponse json.RawMessage
+	// ToolError is a failed tool's error (Claude Code's
+	// PostToolUseFailure): for a shell command "Exit code N" and its
+	// output.
+	ToolError string
 }
 
 // maxHookInput bounds what ParseHookInput reads: hook inputs are small, a
@@ -58,6 +62,7 @@ type hookJSON struct {
 	ToolName             string          `json:"tool_name"`
 	ToolInput            json.RawMessage `json:"tool_input"`
 	ToolResponse         json.RawMessage `json:"tool_response"`
+	Error                *string         `json:"error"`
 }
 
 // ParseHookInput reads a hook's JSON from r. Unknown fields are ignored.
@@ -110,6 +115,7 @@ func ParseHookInput(r io.Reader) (HookInput, error) {
 		ToolName:             h.ToolName,
 		ToolInput:            h.ToolInput,
 		ToolResponse:         h.ToolResponse,
+		ToolError:            deref(h.Error),
 	}
 	if in.SessionID == "" {
 		in.SessionID = h.ConversationID
@@ -170,4 +176,44 @@ func runtimeOfPath(p string) string {
 		return RuntimeCursor
 	}
 	return RuntimeUnknown
+}
+
+// ShellCall is a shell command a tool event reports: the command line,
+// its exit status (-1: unknown) and, when it failed, its error text cut as
+// run records keep errors. ok is false when the event is not about a
+// shell command. Claude Code sends PostToolUse only for a call that
+// succeeded and PostToolUseFailure, with "Exit code N" and the output in
+// error, for one that failed.
+func ShellCall(in HookInput) (cmd string, exit int, errText string, ok bool) {
+	switch in.ToolName {
+	case "Bash", "shell", "run_shell_command", "local_shell", "exec_command":
+	default:
+		return "", 0, "", false
+	}
+	var args struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     json.RawMessage `json:"cmd"`
+	}
+	_ = json.Unmarshal(in.ToolInput, &args)
+	for _, raw := range []json.RawMessage{args.Command, args.Cmd} {
+		var s string
+		var words []string
+		switch {
+		case json.Unmarshal(raw, &s) == nil && s != "":
+			cmd = s
+		case json.Unmarshal(raw, &words) == nil && len(words) > 0:
+			cmd = strings.Join(words, " ")
+		}
+		if cmd != "" {
+			break
+		}
+	}
+	if cmd == "" {
+		return "", 0, "", false
+	}
+	if in.ToolError == "" && !strings.HasSuffix(in.Event, "Failure") {
+		return cmd, 0, "", true
+	}
+	code, out := claudeExit(in.ToolError, true)
+	return cmd, code, errorExcerpt(out), true
 }

@@ -1,0 +1,61 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/memctl/memctl/internal/runs/signature"
+	"github.com/memctl/memctl/internal/secrets"
+)
+
+// ToolCallRequest is one shell command of a session, recorded as it
+// happens (a post-tool-use hook): so that a session that ends before its
+// next flush still leaves its failures.
+type ToolCallRequest struct {
+	SessionID, Runtime string
+	// Command, ExitCode and ErrorText are the command, its exit status
+	// (-1: unknown) and, when it failed, its error text.
+	Command   string
+	ExitCode  int
+	ErrorText string
+	Store     Store
+	Context   Context
+	// Lock takes the workspace lock until release is called; nil means the
+	// caller holds it.
+	Lock    func(ctx context.Context) (release func(), err error)
+	Secrets secrets.Policy
+}
+
+// RecordToolCall merges the command, and when it failed its error with
+// the error's signature, into the session's run record (created if need
+// be; the id a flush of the session uses), through the secret gate in
+// Redact mode as a flush does. It returns the error's signature ("" for a
+// command that did not fail).
+func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
+	if req.SessionID == "" {
+		return "", ErrNoSession
+	}
+	if req.Lock != nil {
+		release, err := req.Lock(ctx)
+		if err != nil {
+			return "", err
+		}
+		defer release()
+	}
+	id, _, err := req.Store.SessionRun(req.Runtime, req.SessionID)
+	if err != nil {
+		id = SessionRunID(req.Runtime, req.SessionID)
+	}
+	rec := &Record{RunID: id, SessionID: req.SessionID, Agent: Agent{Runtime: req.Runtime},
+		Commands: []Command{{Cmd: req.Command, ExitCode: req.ExitCode}}}
+	sig := ""
+	if req.ExitCode != 0 && req.ErrorText != "" {
+		sig = signature.Of(req.ErrorText).Hash
+		rec.Errors = []Error{{Signature: sig, Excerpt: req.ErrorText}}
+	}
+	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA, Actor: req.Context.Actor})
+	if _, _, err := req.Store.Put(rec, PutOptions{Now: req.Context.Now, Gate: Redact, Secrets: req.Secrets}); err != nil {
+		return sig, fmt.Errorf("record the command in %s: %w", id, err)
+	}
+	return sig, nil
+}
