@@ -157,8 +157,15 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 	if len(files) == 0 {
 		return ""
 	}
-	res, err := app.RunStore(ws).Warn(runs.WarnRequest{Files: files,
-		PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir})
+	if !ws.Config.Runs.Enabled {
+		return ""
+	}
+	store := app.RunStore(ws)
+	req := runs.WarnRequest{Files: files, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
+	if !store.MayWarn(req, filepath.Join(ws.Repo.GitDir, "memctl", "warn.index")) {
+		return "" // nothing ever failed in these files: the common case, answered from a small index
+	}
+	res, err := store.Warn(req)
 	if err != nil {
 		warn("past failures could not be read: %v", err)
 		return ""

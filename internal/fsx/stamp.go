@@ -44,6 +44,20 @@ const RacyWindow = 2 * time.Second
 // it was written at least RacyWindow after it.
 func Settled(written, newest int64) bool { return written-newest >= int64(RacyWindow) }
 
+// FineRacyWindow is RacyWindow for times with a fractional second: file
+// systems that keep them (ext4, XFS, Btrfs, APFS, NTFS) tick at 10 ms at
+// worst. Whole-second times keep RacyWindow.
+const FineRacyWindow = 100 * time.Millisecond
+
+// SettledFine is Settled with FineRacyWindow where newest has a
+// fractional second.
+func SettledFine(written, newest int64) bool {
+	if newest%int64(time.Second) == 0 {
+		return Settled(written, newest)
+	}
+	return written-newest >= int64(FineRacyWindow)
+}
+
 // ReadSettled reads the derived file at path, whose sources' newest time
 // (Stamp.Newest) is newest, when it was written at least RacyWindow
 // after that time: only then can its key not have been taken in the

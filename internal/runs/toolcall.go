@@ -42,9 +42,14 @@ func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
 		}
 		defer release()
 	}
-	id, _, err := req.Store.SessionRun(req.Runtime, req.SessionID)
-	if err != nil {
-		id = SessionRunID(req.Runtime, req.SessionID)
+	// The session's record is almost always the one its first hook call
+	// created, under the id a flush derives: found without listing every
+	// run (a tool hook runs after every command).
+	id := SessionRunID(req.Runtime, req.SessionID)
+	if _, err := req.Store.Find(id); err != nil {
+		if found, _, err := req.Store.SessionRun(req.Runtime, req.SessionID); err == nil {
+			id = found
+		}
 	}
 	rec := &Record{RunID: id, SessionID: req.SessionID, Agent: Agent{Runtime: req.Runtime},
 		Commands: []Command{{Cmd: req.Command, ExitCode: req.ExitCode}}}

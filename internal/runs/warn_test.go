@@ -86,3 +86,43 @@ func TestWarnWithoutFilesOrHistoryIsEmpty(t *testing.T) {
 		t.Errorf("a.go: %+v", res)
 	}
 }
+
+// MayWarn never says "nothing" where Warn finds something, for files
+// named as sameFile matches them (absolute recorded paths, suffixes both
+// ways), and the index follows new records.
+func TestMayWarnAgreesWithWarn(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	books := filepath.Join(filepath.Dir(s.Dir), "playbooks")
+	index := filepath.Join(t.TempDir(), "warn.index")
+	mustPut(t, s, &Record{RunID: "r-old", StartedAt: day0.AddDate(0, 0, -9), Status: StatusFailure, FilesChanged: []string{"internal/parse.go"}})
+	mustPut(t, s, &Record{RunID: "r-abs", StartedAt: day0.AddDate(0, 0, -5), Status: StatusFailure, FilesChanged: []string{"/home/ann/app/internal/abs.go"}})
+	mustPut(t, s, &Record{RunID: "r-err", StartedAt: day0.AddDate(0, 0, -2), Status: StatusSuccess,
+		Errors: []Error{{Signature: "bbbbbbbbbbbb", Excerpt: "x", File: "cmd/main.go", Line: 3}}})
+	mustPut(t, s, &Record{RunID: "r-fine", StartedAt: day0.AddDate(0, 0, -1), Status: StatusSuccess, FilesChanged: []string{"docs/cited.md", "docs/plain.md"}})
+	writePlaybook(t, books, "cccccccccccc", "- run:r-fine\n")
+	req := func(f string) WarnRequest {
+		return WarnRequest{Files: []string{f}, PlaybooksDir: books, PlaybooksRel: ".ledger/playbooks"}
+	}
+	for _, f := range []string{"internal/parse.go", "parse.go", "app/internal/parse.go", "internal/abs.go", "abs.go", "cmd/main.go",
+		"main.go", "docs/cited.md", "docs/plain.md", "internal/lex.go", "parse.go.orig", "other/parse.go", "x/y/z.go"} {
+		res, err := s.Warn(req(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := len(res.Runs) > 0 || len(res.Playbooks) > 0
+		if may := s.MayWarn(req(f), index); found && !may {
+			t.Errorf("%s: Warn finds %d runs and %d playbooks, MayWarn says nothing", f, len(res.Runs), len(res.Playbooks))
+		}
+	}
+	for _, f := range []string{"internal/lex.go", "x/y/z.go", "parse.go.orig"} {
+		if s.MayWarn(req(f), index) {
+			t.Errorf("%s: nothing ever failed there, MayWarn says maybe", f)
+		}
+	}
+	// A new failure in a new file: the index follows.
+	mustPut(t, s, &Record{RunID: "r-new", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"x/y/z.go"}})
+	if !s.MayWarn(req("x/y/z.go"), index) {
+		t.Error("the index did not follow a new record")
+	}
+}
