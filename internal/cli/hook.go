@@ -162,10 +162,9 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 	}
 	store := app.RunStore(ws)
 	req := runs.WarnRequest{Files: files, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
-	if !store.MayWarn(req, filepath.Join(ws.Repo.GitDir, "memctl", "warn.index")) {
-		return "" // nothing ever failed in these files: the common case, answered from a small index
-	}
-	res, err := store.Warn(req)
+	// From a small index: nothing ever failed in these files is the common
+	// case, and otherwise only the runs it names are read.
+	res, err := store.WarnIndexed(req, filepath.Join(ws.Repo.GitDir, "memctl", "warn.index"))
 	if err != nil {
 		warn("past failures could not be read: %v", err)
 		return ""

@@ -101,6 +101,7 @@ func TestMayWarnAgreesWithWarn(t *testing.T) {
 		Errors: []Error{{Signature: "bbbbbbbbbbbb", Excerpt: "x", File: "cmd/main.go", Line: 3}}})
 	mustPut(t, s, &Record{RunID: "r-fine", StartedAt: day0.AddDate(0, 0, -1), Status: StatusSuccess, FilesChanged: []string{"docs/cited.md", "docs/plain.md"}})
 	writePlaybook(t, books, "cccccccccccc", "- run:r-fine\n")
+	writePlaybook(t, books, "bbbbbbbbbbbb", "- run:r-nobody\n")
 	req := func(f string) WarnRequest {
 		return WarnRequest{Files: []string{f}, PlaybooksDir: books, PlaybooksRel: ".ledger/playbooks"}
 	}
@@ -114,6 +115,13 @@ func TestMayWarnAgreesWithWarn(t *testing.T) {
 		if may := s.MayWarn(req(f), index); found && !may {
 			t.Errorf("%s: Warn finds %d runs and %d playbooks, MayWarn says nothing", f, len(res.Runs), len(res.Playbooks))
 		}
+		fast, err := s.WarnIndexed(req(f), index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := warnSummary(res), warnSummary(fast); a != b {
+			t.Errorf("%s: Warn says %s, WarnIndexed %s", f, a, b)
+		}
 	}
 	for _, f := range []string{"internal/lex.go", "x/y/z.go", "parse.go.orig"} {
 		if s.MayWarn(req(f), index) {
@@ -125,4 +133,21 @@ func TestMayWarnAgreesWithWarn(t *testing.T) {
 	if !s.MayWarn(req("x/y/z.go"), index) {
 		t.Error("the index did not follow a new record")
 	}
+}
+
+// warnSummary is a result's runs (with their files and errors' playbooks)
+// and playbooks (with their runs), in order.
+func warnSummary(res WarnResult) string {
+	var b strings.Builder
+	for _, w := range res.Runs {
+		b.WriteString(w.Entry.Record.RunID + strings.Join(w.Files, "+"))
+		for _, e := range w.Errors {
+			b.WriteString("/" + e.Playbook)
+		}
+		b.WriteString(" ")
+	}
+	for _, p := range res.Playbooks {
+		b.WriteString(p.Signature + "=" + strings.Join(p.Runs, "+") + " ")
+	}
+	return b.String()
 }

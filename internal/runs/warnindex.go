@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,79 +19,111 @@ import (
 // derived index (under the git directory) holds the paths of the files
 // that failed runs touched and that the runs a playbook cites touched. A
 // file none of them matches has no warning; only a hit
-// pays for Warn (the index answers as sameFile matches: a recorded path
-// and a file match when one is the other or ends with "/" and the other).
+// pays, and then only for the runs the index names (WarnIndexed).
 // The index is keyed by the stamps of the runs and
 // playbooks directories and of each month's directory, which every
 // record written (atomically: a rename), added or removed changes; a key
 // taken within fsx.FineRacyWindow of the newest of them (RacyWindow for
 // whole-second times) is not trusted.
 
+// warnIndexVersion is part of the index's key: raised whenever its
+// layout or what it holds changes, so that an index another memctl wrote
+// is built again, not misread.
+const warnIndexVersion = 2
+
 type warnIndex struct {
 	Key string `json:"key"`
-	// Paths are the recorded paths, Tails every one's suffixes at a "/"
-	// (the path itself included); both sorted.
-	Paths []string `json:"paths"`
-	Tails []string `json:"tails"`
+	// Runs maps each recorded path to the runs that name it (failed, or
+	// cited by a playbook).
+	Runs map[string][]string `json:"runs"`
 }
 
 // MayWarn reports whether Warn could find something for req's files: false
 // means certainly not. indexPath is the index's file ("" for none: then
 // it is always true). Any problem answers true: Warn will tell.
 func (s Store) MayWarn(req WarnRequest, indexPath string) bool {
+	ids, ok := s.warnCandidates(req, indexPath)
+	return !ok || len(ids) > 0
+}
+
+// WarnIndexed is Warn answered from the index: only the runs it names
+// for req's files are read (the same answer as Warn, which lists every
+// run). Without a usable index it is Warn.
+func (s Store) WarnIndexed(req WarnRequest, indexPath string) (WarnResult, error) {
+	ids, ok := s.warnCandidates(req, indexPath)
+	if !ok {
+		return s.Warn(req)
+	}
+	var l Listing
+	for _, id := range ids {
+		e, err := s.Get(id)
+		if err != nil {
+			return s.Warn(req) // gone or unreadable since the index: ask the files
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	slices.SortFunc(l.Entries, func(a, b Entry) int {
+		if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Record.RunID, b.Record.RunID)
+	})
+	return WarnListed(l, req)
+}
+
+// warnCandidates are the runs the index names for req's files, each
+// once; ok is false when there is no usable index (none asked for, or it
+// could not be built).
+func (s Store) warnCandidates(req WarnRequest, indexPath string) ([]string, bool) {
 	files := cleanFiles(req.Files)
 	if len(files) == 0 {
-		return false
+		return nil, true
 	}
 	if indexPath == "" {
-		return true
+		return nil, false
 	}
 	key, newest, ok := s.warnKey(req.PlaybooksDir)
 	if !ok {
-		return true
+		return nil, false
 	}
 	var idx warnIndex
+	fresh := false
 	if fi, err := os.Stat(indexPath); err == nil && fsx.SettledFine(fi.ModTime().UnixNano(), newest) {
 		if data, err := os.ReadFile(indexPath); err == nil && json.Unmarshal(data, &idx) == nil && idx.Key == key {
-			return idx.matches(files)
+			fresh = true
 		}
 	}
-	idx, err := s.warnPaths(req)
-	if err != nil {
-		return true
-	}
-	idx.Key = key
-	if data, err := json.Marshal(idx); err == nil {
-		if err := os.MkdirAll(filepath.Dir(indexPath), 0o755); err == nil {
-			_ = fsx.WriteDerived(indexPath, data)
+	if !fresh {
+		var err error
+		if idx, err = s.warnRuns(req); err != nil {
+			return nil, false
+		}
+		idx.Key = key
+		if data, err := json.Marshal(idx); err == nil {
+			if err := os.MkdirAll(filepath.Dir(indexPath), 0o755); err == nil {
+				_ = fsx.WriteDerived(indexPath, data)
+			}
 		}
 	}
-	return idx.matches(files)
-}
-
-// matches reports whether a recorded path matches one of files, as
-// sameFile does: the file is a recorded path's suffix (the path itself
-// included), or a recorded path is one of the file's suffixes.
-func (idx warnIndex) matches(files []string) bool {
-	for _, f := range files {
-		if _, ok := slices.BinarySearch(idx.Tails, f); ok {
-			return true
-		}
-		for i := 0; i < len(f); i++ {
-			if f[i] == '/' {
-				if _, ok := slices.BinarySearch(idx.Paths, f[i+1:]); ok {
-					return true
+	var ids []string
+	for p, runs := range idx.Runs {
+		if slices.ContainsFunc(files, func(f string) bool { return sameFile(p, f) }) {
+			for _, id := range runs {
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
 				}
 			}
 		}
 	}
-	return false
+	slices.Sort(ids)
+	return ids, true
 }
 
 // warnKey is the stamps of the runs directory, its months and the
 // playbooks directory, hashed, and the newest of their times.
 func (s Store) warnKey(playbooksDir string) (string, int64, bool) {
 	h := sha256.New()
+	fmt.Fprintf(h, "warn index %d\n", warnIndexVersion)
 	var newest int64
 	add := func(p string) bool {
 		st, err := fsx.StatStamp(p)
@@ -116,9 +149,9 @@ func (s Store) warnKey(playbooksDir string) (string, int64, bool) {
 	return hex.EncodeToString(h.Sum(nil)), newest, true
 }
 
-// warnPaths is the index of the files Warn could name: those failed
-// runs touched, and those the runs cited by playbooks touched.
-func (s Store) warnPaths(req WarnRequest) (warnIndex, error) {
+// warnRuns is the index: the paths failed runs touched and the runs
+// playbooks cite touched, each with those runs.
+func (s Store) warnRuns(req WarnRequest) (warnIndex, error) {
 	l, err := s.List(Filter{})
 	if err != nil {
 		return warnIndex{}, err
@@ -135,17 +168,10 @@ func (s Store) warnPaths(req WarnRequest) (warnIndex, error) {
 			}
 		}
 	}
-	paths, tails := map[string]bool{}, map[string]bool{}
-	add := func(p string) {
-		if p = filepath.ToSlash(p); p == "" {
-			return
-		}
-		paths[p] = true
-		tails[p] = true
-		for i := 0; i < len(p); i++ {
-			if p[i] == '/' {
-				tails[p[i+1:]] = true
-			}
+	idx := warnIndex{Runs: map[string][]string{}}
+	add := func(p, id string) {
+		if p = filepath.ToSlash(p); p != "" && !slices.Contains(idx.Runs[p], id) {
+			idx.Runs[p] = append(idx.Runs[p], id)
 		}
 	}
 	for _, e := range l.Entries {
@@ -154,19 +180,11 @@ func (s Store) warnPaths(req WarnRequest) (warnIndex, error) {
 			continue
 		}
 		for _, f := range r.FilesChanged {
-			add(f)
+			add(f, r.RunID)
 		}
 		for _, x := range r.Errors {
-			add(x.File)
+			add(x.File, r.RunID)
 		}
 	}
-	sorted := func(m map[string]bool) []string {
-		out := make([]string, 0, len(m))
-		for k := range m {
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
-	}
-	return warnIndex{Paths: sorted(paths), Tails: sorted(tails)}, nil
+	return idx, nil
 }
