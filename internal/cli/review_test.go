@@ -37,7 +37,7 @@ func (s *scriptedPrompter) Decide(_ context.Context, screen string, _ *proposal.
 
 // workspace makes a git repository with memctl initialised and returns an
 // Env working in it, its clock pinned.
-func workspace(t *testing.T) (*Env, string) {
+func workspace(t testing.TB) (*Env, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if _, err := git.PlainInit(dir, false); err != nil {
