@@ -16,7 +16,7 @@ import (
 )
 
 type hooksOptions struct {
-	global, mcp, json bool
+	global, mcp, json, triggered bool
 }
 
 func newHooksCmd(env *Env) *cobra.Command {
@@ -67,6 +67,10 @@ func newHooksChangeCmd(env *Env, install bool) *cobra.Command {
 	}
 	hooksFlags(cmd, &opts)
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (or remove) memctl's MCP server, memctl mcp")
+	if install {
+		cmd.Flags().BoolVar(&opts.triggered, "triggered", false,
+			"also the tool events: warnings before an edit or a command, and commands recorded as they run (Claude Code, so far)")
+	}
 	return cmd
 }
 
@@ -173,7 +177,10 @@ func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []st
 	// stop the others (a batch, as close a b c).
 	b := &batchError{total: len(rts)}
 	for _, rt := range rts {
-		results, err := change(rt, p, hooks.Options{MCP: opts.mcp})
+		if opts.triggered && !rt.HasTriggered() {
+			env.warnf("%s: no tool events yet (--triggered covers claude); its other hooks go on", rt.Name)
+		}
+		results, err := change(rt, p, hooks.Options{MCP: opts.mcp, Triggered: opts.triggered})
 		for _, r := range results {
 			reportHooksChange(env, rt, r, done)
 		}
@@ -228,13 +235,15 @@ type hooksStatusJSON struct {
 }
 
 type hooksStateRow struct {
-	Runtime  string `json:"runtime"`
-	Scope    string `json:"scope"`
-	File     string `json:"file"`
-	State    string `json:"state"` // installed, not_installed, outdated, unknown
-	MCPFile  string `json:"mcp_file"`
-	MCPState string `json:"mcp_state"`
-	Problem  string `json:"problem"` // why a state is unknown; "" otherwise
+	Runtime string `json:"runtime"`
+	Scope   string `json:"scope"`
+	File    string `json:"file"`
+	State   string `json:"state"` // installed, not_installed, outdated, unknown
+	// Triggered: the tool events (install --triggered) are installed too.
+	Triggered bool   `json:"triggered"`
+	MCPFile   string `json:"mcp_file"`
+	MCPState  string `json:"mcp_state"`
+	Problem   string `json:"problem"` // why a state is unknown; "" otherwise
 }
 
 func hooksRows(rts []*hooks.Runtime, places []hooks.Place) []hooksStateRow {
@@ -248,7 +257,7 @@ func hooksRows(rts []*hooks.Runtime, places []hooks.Place) []hooksStateRow {
 			} else if problem != "" {
 				problem = h.File + ": " + problem
 			}
-			rows = append(rows, hooksStateRow{Runtime: rt.Name, Scope: p.Scope, File: h.File, State: h.State,
+			rows = append(rows, hooksStateRow{Runtime: rt.Name, Scope: p.Scope, File: h.File, State: h.State, Triggered: h.Triggered,
 				MCPFile: m.File, MCPState: m.State, Problem: problem})
 		}
 	}
@@ -281,7 +290,11 @@ func runHooksStatus(env *Env, opts hooksOptions, names []string) error {
 	}
 	t := newTable(env, "RUNTIME", "SCOPE", "HOOKS", "MCP", "FILE")
 	for _, r := range rows {
-		t.row(r.Runtime, r.Scope, hooksStateText(r.State), hooksStateText(r.MCPState), r.File)
+		state := hooksStateText(r.State)
+		if r.Triggered {
+			state += ", with tool events"
+		}
+		t.row(r.Runtime, r.Scope, state, hooksStateText(r.MCPState), r.File)
 	}
 	if err := t.flush(); err != nil {
 		return err

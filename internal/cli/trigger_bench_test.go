@@ -18,11 +18,19 @@ import (
 // touching one to four of 500 files), pre-tool-use for a file nothing
 // failed in and for one with failures (a new session each time, so that
 // it is said), and post-tool-use of a failing command in a session.
-func BenchmarkPreToolUseQuiet1k(b *testing.B) { benchTrigger(b, 1_000, "pre-tool-use", "quiet/never.go", false) }
-func BenchmarkPreToolUseQuiet5k(b *testing.B) { benchTrigger(b, 5_000, "pre-tool-use", "quiet/never.go", false) }
-func BenchmarkPreToolUseWarn1k(b *testing.B)  { benchTrigger(b, 1_000, "pre-tool-use", "pkg0/file0.go", true) }
-func BenchmarkPreToolUseWarn5k(b *testing.B)  { benchTrigger(b, 5_000, "pre-tool-use", "pkg0/file0.go", true) }
-func BenchmarkPostToolUse5k(b *testing.B)     { benchTrigger(b, 5_000, "post-tool-use", "", false) }
+func BenchmarkPreToolUseQuiet1k(b *testing.B) {
+	benchTrigger(b, 1_000, "pre-tool-use", "quiet/never.go", false)
+}
+func BenchmarkPreToolUseQuiet5k(b *testing.B) {
+	benchTrigger(b, 5_000, "pre-tool-use", "quiet/never.go", false)
+}
+func BenchmarkPreToolUseWarn1k(b *testing.B) {
+	benchTrigger(b, 1_000, "pre-tool-use", "pkg0/file0.go", true)
+}
+func BenchmarkPreToolUseWarn5k(b *testing.B) {
+	benchTrigger(b, 5_000, "pre-tool-use", "pkg0/file0.go", true)
+}
+func BenchmarkPostToolUse5k(b *testing.B) { benchTrigger(b, 5_000, "post-tool-use", "", false) }
 
 func benchTrigger(b *testing.B, n int, event, file string, wantOut bool) {
 	env, dir := workspace(b)
@@ -70,4 +78,3 @@ func benchTrigger(b *testing.B, n int, event, file string, wantOut bool) {
 		i++
 	}
 }
-

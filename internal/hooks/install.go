@@ -47,13 +47,16 @@ type Report struct {
 	File           string // as shown
 	State          string
 	Problem        string // why the state is Unknown
+	// Triggered: the tool events are installed too (State Installed).
+	Triggered bool
 }
 
 // Status reads what rt's settings file in p holds of memctl's hooks. It
 // writes nothing and reads through symbolic links.
 func Status(rt *Runtime, p Place) Report {
 	abs, shown := rt.File(p)
-	return report(rt, p, abs, shown, func(data []byte) (string, error) {
+	triggered := false
+	rep := report(rt, p, abs, shown, func(data []byte) (string, error) {
 		if rt.hooks == nil {
 			return pluginState(data), nil
 		}
@@ -61,8 +64,11 @@ func Status(rt *Runtime, p Place) Report {
 		if err != nil {
 			return "", err
 		}
-		return rt.state(root)
+		triggered = rt.hasTriggered(root)
+		return rt.state(root, triggered)
 	})
+	rep.Triggered = triggered && rep.State == Installed
+	return rep
 }
 
 // report is the Report of the file at abs (shown as shown): not
@@ -88,6 +94,10 @@ type Options struct {
 	// MCP also registers (or removes) `memctl mcp` in the runtime's MCP
 	// configuration.
 	MCP bool
+	// Triggered also installs the tool events (the triggered layer:
+	// pre-tool-use, post-tool-use). Without it, an install keeps them
+	// where they are already installed; uninstall removes them always.
+	Triggered bool
 }
 
 // Install merges memctl's entries into rt's settings file in p, keeping
@@ -123,7 +133,7 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 		res, err = uninstallPlugin(rt, p)
 	default:
 		res, err = rewrite(rt, p, func(root *object) error {
-			if err := rt.setHooks(root, on); err != nil || !both {
+			if err := rt.setHooks(root, on, opts.Triggered || on && rt.hasTriggered(root)); err != nil || !both {
 				return err
 			}
 			return rt.setMCP(root, on)
@@ -142,17 +152,27 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 	return append(out, res), nil
 }
 
-// setHooks puts memctl's entries into root (on) or takes them out.
-func (rt *Runtime) setHooks(root *object, on bool) error {
-	st, err := rt.state(root)
+// setHooks puts memctl's entries into root (on; with the triggered ones
+// when triggered) or takes them all out.
+func (rt *Runtime) setHooks(root *object, on, triggered bool) error {
+	st, err := rt.state(root, triggered)
 	if err != nil || on && st == Installed || !on && st == NotInstalled {
 		return err // nothing to do: the file stays as it is
 	}
 	rt.strip(root)
 	if on {
-		rt.add(root)
+		rt.add(root, triggered)
 	}
 	return nil
+}
+
+// hasTriggered reports whether root holds any of memctl's handlers on a
+// triggered event.
+func (rt *Runtime) hasTriggered(root *object) bool {
+	got, _ := rt.ours(root)
+	return slices.ContainsFunc(got, func(g found) bool {
+		return slices.ContainsFunc(rt.triggered, func(e hookEntry) bool { return e.Event == g.event })
+	})
 }
 
 // rewrite reads the JSON file of rt in p, lets change edit it, and writes
@@ -260,7 +280,7 @@ func (rt *Runtime) isOurs(event string, handler any) bool {
 
 // installs reports whether install hooks memctl to event.
 func (rt *Runtime) installs(event string) bool {
-	return slices.ContainsFunc(rt.hooks, func(e hookEntry) bool { return e.Event == event })
+	return slices.ContainsFunc(rt.entries(true), func(e hookEntry) bool { return e.Event == event })
 }
 
 // hooksObject is root's "hooks" object (nil when there is none), or an
@@ -322,22 +342,24 @@ func (rt *Runtime) ours(root *object) ([]found, error) {
 	return out, nil
 }
 
-// state compares memctl's handlers in root with what install writes.
-func (rt *Runtime) state(root *object) (string, error) {
+// state compares memctl's handlers in root with what install writes
+// (with the triggered entries, or without).
+func (rt *Runtime) state(root *object, triggered bool) (string, error) {
 	got, err := rt.ours(root)
 	if err != nil || len(got) == 0 {
 		return NotInstalled, err
 	}
-	if len(got) != len(rt.hooks) {
+	want := rt.entries(triggered)
+	if len(got) != len(want) {
 		return Outdated, nil
 	}
 	if !rt.versionOK(root) {
 		return Outdated, nil
 	}
-	for _, want := range rt.hooks {
+	for _, want := range want {
 		match := false
 		for _, g := range got {
-			if g.event == want.Event && equal(g.handler, rt.handler(want)) && rt.matcherOK(g) {
+			if g.event == want.Event && equal(g.handler, rt.handler(want)) && rt.matcherOK(g, want) {
 				match = true
 				break
 			}
@@ -361,15 +383,25 @@ func (rt *Runtime) versionOK(root *object) bool {
 	return err == nil && n >= rt.version
 }
 
-// matcherOK reports whether g's group has the matcher install gives it.
-func (rt *Runtime) matcherOK(g found) bool {
+// matcherOK reports whether g's group has the matcher install gives e.
+func (rt *Runtime) matcherOK(g found, e hookEntry) bool {
+	m := rt.matcherOf(e)
 	switch {
 	case rt.flat:
 		return true
-	case rt.matcher == nil:
+	case m == nil:
 		return !g.hasM
 	}
-	return g.hasM && equal(g.matcher, *rt.matcher)
+	return g.hasM && equal(g.matcher, *m)
+}
+
+// matcherOf is the matcher install gives e's group: its own, else the
+// runtime's.
+func (rt *Runtime) matcherOf(e hookEntry) *string {
+	if e.Matcher != nil {
+		return e.Matcher
+	}
+	return rt.matcher
 }
 
 // handler is the handler object install writes for e.
@@ -454,7 +486,7 @@ func (rt *Runtime) strip(root *object) {
 }
 
 // add appends memctl's entries to root, which holds none.
-func (rt *Runtime) add(root *object) {
+func (rt *Runtime) add(root *object, triggered bool) {
 	if rt.version != 0 && !rt.versionOK(root) {
 		if _, ok := root.get("version"); !ok {
 			root.setFirst("version", rt.version)
@@ -467,13 +499,13 @@ func (rt *Runtime) add(root *object) {
 		h = newObject()
 		root.set("hooks", h)
 	}
-	for _, e := range rt.hooks {
+	for _, e := range rt.entries(triggered) {
 		list, _ := h.vals[e.Event].([]any)
 		var item any = rt.handler(e)
 		if !rt.flat {
 			g := newObject()
-			if rt.matcher != nil {
-				g.set("matcher", *rt.matcher)
+			if m := rt.matcherOf(e); m != nil {
+				g.set("matcher", *m)
 			}
 			g.set("hooks", []any{item})
 			item = g

@@ -43,6 +43,9 @@ type Runtime struct {
 	ProjectFile, GlobalFile string
 	// hooks are the entries install writes; nil for OpenCode (a plugin).
 	hooks []hookEntry
+	// triggered are the entries install --triggered adds (the tool
+	// events), each with its own matcher; nil where memctl has none yet.
+	triggered []hookEntry
 	// flat: the event's array holds the handlers themselves (Cursor), not
 	// matcher groups of handlers (Claude Code, Codex, Gemini).
 	flat bool
@@ -60,6 +63,27 @@ type hookEntry struct {
 	Command string // memctl hook <runtime> <event>
 	Timeout int    // in the runtime's unit (Gemini: milliseconds); 0 for none
 	Async   bool   // the runtime need not wait for it (side effects only)
+	// Matcher is this entry's group matcher, instead of the runtime's
+	// (the tool events name their tools); nil for the runtime's.
+	Matcher *string
+}
+
+// Matchers of the triggered entries: the tools that write files or run
+// commands, and the shell alone.
+var (
+	editAndShellTools = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+	shellTool         = "Bash"
+)
+
+// HasTriggered reports whether install --triggered has entries for rt.
+func (rt *Runtime) HasTriggered() bool { return len(rt.triggered) > 0 }
+
+// entries are the entries install writes: with the triggered ones or not.
+func (rt *Runtime) entries(triggered bool) []hookEntry {
+	if !triggered {
+		return rt.hooks
+	}
+	return append(slices.Clone(rt.hooks), rt.triggered...)
 }
 
 var empty = ""
@@ -76,10 +100,18 @@ var Runtimes = []*Runtime{
 		// on without waiting for it.
 		matcher: &empty,
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook claude session-start", 10, false},
-			{"PreCompact", "memctl hook claude pre-compact", 30, false},
-			{"PostCompact", "memctl hook claude post-compact", 30, true},
-			{"SessionEnd", "memctl hook claude session-end", 10, false},
+			{"SessionStart", "memctl hook claude session-start", 10, false, nil},
+			{"PreCompact", "memctl hook claude pre-compact", 30, false, nil},
+			{"PostCompact", "memctl hook claude post-compact", 30, true, nil},
+			{"SessionEnd", "memctl hook claude session-end", 10, false, nil},
+		},
+		// The triggered layer: before an edit or a command, and after a
+		// command, whether it succeeded (PostToolUse) or failed
+		// (PostToolUseFailure).
+		triggered: []hookEntry{
+			{"PreToolUse", "memctl hook claude pre-tool-use", 10, false, &editAndShellTools},
+			{"PostToolUse", "memctl hook claude post-tool-use", 10, false, &shellTool},
+			{"PostToolUseFailure", "memctl hook claude post-tool-use", 10, false, &shellTool},
 		},
 		mcp: mcpSpec{file: ".mcp.json", kind: mcpServersJSON, globalNote: "claude mcp add --scope user memctl -- memctl mcp", globalState: ".claude.json"},
 	},
@@ -89,10 +121,10 @@ var Runtimes = []*Runtime{
 		// Codex has no session end: Stop, at the end of every turn, is the
 		// last chance to record the session; its output must be JSON.
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook codex session-start", 10, false},
-			{"PreCompact", "memctl hook codex pre-compact", 30, false},
-			{"PostCompact", "memctl hook codex post-compact", 30, false},
-			{"Stop", "memctl hook codex stop", 30, false},
+			{"SessionStart", "memctl hook codex session-start", 10, false, nil},
+			{"PreCompact", "memctl hook codex pre-compact", 30, false, nil},
+			{"PostCompact", "memctl hook codex post-compact", 30, false, nil},
+			{"Stop", "memctl hook codex stop", 30, false, nil},
 		},
 		mcp: mcpSpec{file: ".codex/config.toml", globalFile: ".codex/config.toml", kind: mcpCodexTOML},
 	},
@@ -102,9 +134,9 @@ var Runtimes = []*Runtime{
 		// Timeouts in milliseconds. PreCompress is advisory and cannot add
 		// context, but it is the last moment before the context is cut.
 		hooks: []hookEntry{
-			{"SessionStart", "memctl hook gemini session-start", 10000, false},
-			{"PreCompress", "memctl hook gemini pre-compact", 30000, false},
-			{"SessionEnd", "memctl hook gemini session-end", 10000, false},
+			{"SessionStart", "memctl hook gemini session-start", 10000, false, nil},
+			{"PreCompress", "memctl hook gemini pre-compact", 30000, false, nil},
+			{"SessionEnd", "memctl hook gemini session-end", 10000, false, nil},
 		},
 		mcp: mcpSpec{file: ".gemini/settings.json", globalFile: ".gemini/settings.json", kind: mcpServersJSON},
 	},
@@ -113,9 +145,9 @@ var Runtimes = []*Runtime{
 		ProjectFile: ".cursor/hooks.json", GlobalFile: ".cursor/hooks.json",
 		flat: true, version: 1,
 		hooks: []hookEntry{
-			{"sessionStart", "memctl hook cursor session-start", 0, false},
-			{"preCompact", "memctl hook cursor pre-compact", 0, false},
-			{"sessionEnd", "memctl hook cursor session-end", 0, false},
+			{"sessionStart", "memctl hook cursor session-start", 0, false, nil},
+			{"preCompact", "memctl hook cursor pre-compact", 0, false, nil},
+			{"sessionEnd", "memctl hook cursor session-end", 0, false, nil},
 		},
 		mcp: mcpSpec{file: ".cursor/mcp.json", globalFile: ".cursor/mcp.json", kind: mcpServersJSON},
 	},
