@@ -156,6 +156,9 @@ func (e *Env) close() {
 		}
 	}
 	e.closers = nil
+	// The sessions are closed: an Env run again (tests, an embedding
+	// front-end) opens new ones, whose locks its next close releases.
+	e.sessions = nil
 }
 
 // warnf prints a warning on stderr.
