@@ -15,7 +15,7 @@ import (
 // (docs/agents.md): recorded stdin of Claude Code's tool events, and what
 // memctl answers in a workspace where a run failed in
 // internal/schema/schema.go and the error has an approved playbook. The
-// answers are golden files there (MEMCTL_UPDATE=1 rewrites them).
+// answers are golden files there (*.answer) (MEMCTL_UPDATE=1 rewrites them).
 func TestTriggeredExample(t *testing.T) {
 	dir := filepath.Join("..", "..", "examples", "triggered")
 	env, root := workspace(t)
@@ -46,9 +46,9 @@ func TestTriggeredExample(t *testing.T) {
 	run(t, env, "review", id, "--approve")
 
 	for _, c := range []struct{ event, input, golden string }{
-		{"pre-tool-use", "claude-pre-tool-use.json", "claude-pre-tool-use.out"},
-		{"post-tool-use", "claude-post-tool-use-failure.json", "claude-post-tool-use-failure.out"},
-		{"post-tool-use", "claude-post-tool-use.json", "claude-post-tool-use.out"},
+		{"pre-tool-use", "claude-pre-tool-use.json", "claude-pre-tool-use.answer"},
+		{"post-tool-use", "claude-post-tool-use-failure.json", "claude-post-tool-use-failure.answer"},
+		{"post-tool-use", "claude-post-tool-use.json", "claude-post-tool-use.answer"},
 	} {
 		in, err := os.ReadFile(filepath.Join(dir, c.input))
 		if err != nil {
