@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -192,7 +193,7 @@ func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscri
 	if !ok {
 		return ""
 	}
-	sid := cmpOr(in.SessionID, freq.SessionID)
+	sid := cmp.Or(in.SessionID, freq.SessionID)
 	sig, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: sid, Runtime: rt.RunRuntime,
 		Command: cmd, ExitCode: exit, ErrorText: errText,
 		Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets})

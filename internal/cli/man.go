@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -73,7 +74,7 @@ func manPage(c *cobra.Command) []byte {
 		b.WriteString(roffLine(rest) + "\n")
 	}
 	b.WriteString(".SH DESCRIPTION\n")
-	roffParagraphs(&b, cmpOr(c.Long, c.Short))
+	roffParagraphs(&b, cmp.Or(c.Long, c.Short))
 	if flags := manFlags(c); len(flags) > 0 {
 		b.WriteString(".SH OPTIONS\n")
 		for _, f := range flags {
@@ -195,11 +196,4 @@ func roffLine(s string) string {
 		s = `\&` + s
 	}
 	return s
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

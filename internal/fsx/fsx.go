@@ -126,10 +126,6 @@ func stage(path string, perm fs.FileMode, durable bool, write func(io.Writer) er
 	return st, nil
 }
 
-// Info is the staged file's: its size and modification time are what
-// path will have once committed (a rename changes neither).
-func (st *Staged) Info() (fs.FileInfo, error) { return st.f.Stat() }
-
 // Stamp is the staged file's stamp. Its size, modification time and
 // inode are path's once committed; the rename moves the change time.
 func (st *Staged) Stamp() (Stamp, error) { return FileStamp(st.f) }

@@ -43,14 +43,20 @@ func ReadMappedStat(path string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	b, err := readOpened(f, fi)
+	return b, fi, err
+}
+
+// readOpened reads the open file f (information fi) as ReadMapped does:
+// mapped when it is a large regular file, else read.
+func readOpened(f *os.File, fi os.FileInfo) ([]byte, error) {
 	size := fi.Size()
 	if size >= mapThreshold && size == int64(int(size)) && fi.Mode().IsRegular() {
 		if b, err := mapFile(f, int(size)); err == nil {
-			return b, fi, nil
+			return b, nil
 		}
 	}
-	b, err := io.ReadAll(f)
-	return b, fi, err
+	return io.ReadAll(f)
 }
 
 // ReadMappedStamp is ReadMapped that also returns the file's stamp, taken
@@ -61,18 +67,15 @@ func ReadMappedStamp(path string) ([]byte, Stamp, error) {
 		return nil, Stamp{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, Stamp{}, err
+	}
 	st, err := FileStamp(f)
 	if err != nil {
 		return nil, Stamp{}, err
 	}
-	if st.Size >= mapThreshold && st.Size == int64(int(st.Size)) {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if b, err := mapFile(f, int(st.Size)); err == nil {
-				return b, st, nil
-			}
-		}
-	}
-	b, err := io.ReadAll(f)
+	b, err := readOpened(f, fi)
 	return b, st, err
 }
 

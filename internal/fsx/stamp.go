@@ -44,9 +44,12 @@ const RacyWindow = 2 * time.Second
 // it was written at least RacyWindow after it.
 func Settled(written, newest int64) bool { return written-newest >= int64(RacyWindow) }
 
-// FineRacyWindow is RacyWindow for times with a fractional second: file
-// systems that keep them (ext4, XFS, Btrfs, APFS, NTFS) tick at 10 ms at
-// worst. Whole-second times keep RacyWindow.
+// FineRacyWindow is RacyWindow for times with a fractional second. Times
+// in whole seconds come from a file system that keeps no finer ones (FAT
+// keeps two seconds, HFS+ and ext3 one) and keep RacyWindow; finer ones
+// (ext4, XFS, Btrfs, APFS, NTFS, exFAT) tick at 10 ms at worst (a kernel
+// tick at 100 Hz), so 100 ms is enough, and a command run a moment after
+// a write does not have to read its sources again to check them.
 const FineRacyWindow = 100 * time.Millisecond
 
 // SettledFine is Settled with FineRacyWindow where newest has a

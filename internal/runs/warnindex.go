@@ -15,7 +15,7 @@ import (
 )
 
 // A tool hook asks Warn before every edit, and almost always there is
-// nothing to say. MayWarn answers that without listing the runs: a small
+// nothing to say. WarnIndexed answers that without listing the runs: a small
 // derived index (under the git directory) holds the paths of the files
 // that failed runs touched and that the runs a playbook cites touched. A
 // file none of them matches has no warning; only a hit
@@ -36,14 +36,6 @@ type warnIndex struct {
 	// Runs maps each recorded path to the runs that name it (failed, or
 	// cited by a playbook).
 	Runs map[string][]string `json:"runs"`
-}
-
-// MayWarn reports whether Warn could find something for req's files: false
-// means certainly not. indexPath is the index's file ("" for none: then
-// it is always true). Any problem answers true: Warn will tell.
-func (s Store) MayWarn(req WarnRequest, indexPath string) bool {
-	ids, ok := s.warnCandidates(req, indexPath)
-	return !ok || len(ids) > 0
 }
 
 // WarnIndexed is Warn answered from the index: only the runs it names

@@ -31,7 +31,8 @@ import (
 //
 // Trust: a cache whose recorded stamp (fsx.Stamp: size, modification and
 // change times, inode) is the file's is used without reading the file,
-// unless the file changed within racyWindow of the cache's own last write
+// unless the file changed within the racy window of the cache's own last
+// write (fsx.SettledFine: 100 ms, two seconds for whole-second times)
 // (a second change in the same clock tick would keep the stamp): then the
 // file's CRC-32C decides, and a match is recorded by rewriting the
 // header, which moves the cache's modification time past the window. This
@@ -74,21 +75,6 @@ const (
 	headerSize   = 96
 	entrySize    = 160
 )
-
-// racyWindow is how long after the file's modification time the cache
-// must have been written for size and time alone to be trusted: longer
-// than a tick of the file system's clock. Times in whole seconds come
-// from a file system that keeps no finer ones (FAT keeps two seconds,
-// HFS+ and ext3 one): two seconds. Finer ones (ext4, XFS, Btrfs, APFS,
-// NTFS, exFAT: at worst 10 ms, a kernel tick at 100 Hz) get 100 ms, so
-// that a command run a moment after a write does not read the whole file
-// to check it.
-func racyWindow(file int64) time.Duration {
-	if file%int64(time.Second) == 0 {
-		return 2 * time.Second
-	}
-	return 100 * time.Millisecond
-}
 
 // Entry field offsets.
 const (
@@ -171,7 +157,7 @@ func cacheMatches(c []byte, cfi fs.FileInfo, data []byte, stamp fsx.Stamp, cache
 	}
 	sameStamp := bytes.Equal(c[16:24], le.AppendUint64(nil, uint64(stamp.ModTime))) &&
 		bytes.Equal(c[80:96], headerStampTail(stamp))
-	if !sameStamp || cfi.ModTime().UnixNano()-stamp.Newest() < int64(racyWindow(stamp.ModTime)) {
+	if !sameStamp || !fsx.SettledFine(cfi.ModTime().UnixNano(), stamp.Newest()) {
 		if le.Uint32(c[24:]) != crc32.Checksum(data, castagnoli) {
 			return false
 		}

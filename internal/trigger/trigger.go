@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memctl/memctl/internal/runs/transcript"
 )
 
 // MaxText is the most characters a warning hands the agent: a tool call's
@@ -24,9 +26,6 @@ var editTools = map[string][]string{
 	"Edit": {"file_path"}, "MultiEdit": {"file_path"}, "Write": {"file_path"}, "NotebookEdit": {"notebook_path"},
 	"write_file": {"file_path"}, "replace": {"file_path"}, "edit_file": {"target_file", "file_path"},
 }
-
-// shellTools run a command line whose words may name files.
-var shellTools = []string{"Bash", "shell", "run_shell_command", "local_shell", "exec_command", "terminal"}
 
 // patchTools take a patch in apply_patch's format (Codex).
 var patchTools = []string{"apply_patch"}
@@ -55,8 +54,8 @@ func Files(tool string, input json.RawMessage, cwd, root string) []string {
 		}
 	case slices.Contains(patchTools, tool):
 		names = patchFiles(firstString(args, "input", "patch", "command"))
-	case slices.Contains(shellTools, tool):
-		names, mustExist = shellWords(firstString(args, "command", "cmd")), true
+	case transcript.IsShellTool(tool):
+		names, mustExist = shellWords(transcript.ShellCommand(input)), true
 	default:
 		return nil
 	}
@@ -85,21 +84,11 @@ func Files(tool string, input json.RawMessage, cwd, root string) []string {
 	return out
 }
 
-// firstString is the first of keys in args that holds a string. A
-// command given as an array of words (Codex's exec) is joined.
+// firstString is the first of keys in args that holds a string.
 func firstString(args map[string]any, keys ...string) string {
 	for _, k := range keys {
-		switch v := args[k].(type) {
-		case string:
+		if v, ok := args[k].(string); ok {
 			return v
-		case []any:
-			var words []string
-			for _, w := range v {
-				if s, ok := w.(string); ok {
-					words = append(words, s)
-				}
-			}
-			return strings.Join(words, " ")
 		}
 	}
 	return ""

@@ -1,11 +1,7 @@
 package release
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,7 +48,11 @@ func TestActionSteps(t *testing.T) {
 	}
 	release := filepath.Join(work, "release")
 	archive := fmt.Sprintf("memctl_9.9.9_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
-	writeRelease(t, release, archive, bin)
+	body, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRelease(t, release, archive, []archived{{"memctl", 0o755, body}}, "")
 
 	runnerOS := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]
 	runnerArch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
@@ -141,39 +141,5 @@ func TestActionSteps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(temp2, "path")); err == nil {
 		t.Error("a corrupted archive was put on the PATH")
-	}
-}
-
-// writeRelease writes dir/archive holding bin as memctl, and checksums.txt.
-func writeRelease(t *testing.T, dir, archive, bin string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	body, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{Name: "memctl", Mode: 0o755, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tw.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, archive), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(hex.EncodeToString(sum[:])+"  "+archive+"\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

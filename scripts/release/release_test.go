@@ -249,25 +249,44 @@ func archiveNames(t *testing.T, path string) []string {
 
 // fakeRelease writes a release directory for this machine: an archive
 // with a stand-in memctl (a script printing version) and the shipped
-// files, and checksums.txt.
+// files, and checksums.txt (with another platform's line first).
 func fakeRelease(t *testing.T, version string) (dir, archive string) {
 	t.Helper()
 	dir = t.TempDir()
 	archive = fmt.Sprintf("memctl_%s_%s_%s.tar.gz", version, runtime.GOOS, runtime.GOARCH)
+	files := []archived{{"memctl", 0o755, []byte("#!/bin/sh\necho 'memctl v" + version + " (test)'\n")}}
+	for _, f := range shipped {
+		files = append(files, archived{f, 0o644, []byte("content of " + f + "\n")})
+	}
+	other := fmt.Sprintf("%s  memctl_%s_plan9_386.tar.gz\n", strings.Repeat("0", 64), version)
+	writeRelease(t, dir, archive, files, other)
+	return dir, archive
+}
+
+// archived is a file of an archive writeRelease makes.
+type archived struct {
+	name string
+	mode int64
+	body []byte
+}
+
+// writeRelease writes dir/archive, a .tar.gz of files, and checksums.txt
+// with the lines of before and then the archive's.
+func writeRelease(t *testing.T, dir, archive string, files []archived, before string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	add := func(name string, mode int64, body string) {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tw.Write([]byte(body)); err != nil {
+		if _, err := tw.Write(f.body); err != nil {
 			t.Fatal(err)
 		}
-	}
-	add("memctl", 0o755, "#!/bin/sh\necho 'memctl v"+version+" (test)'\n")
-	for _, f := range shipped {
-		add(f, 0o644, "content of "+f+"\n")
 	}
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
@@ -279,12 +298,9 @@ func fakeRelease(t *testing.T, version string) (dir, archive string) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	other := fmt.Sprintf("memctl_%s_plan9_386.tar.gz", version)
-	checksums := fmt.Sprintf("%s  %s\n%s  %s\n", strings.Repeat("0", 64), other, hex.EncodeToString(sum[:]), archive)
-	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(checksums), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(before+hex.EncodeToString(sum[:])+"  "+archive+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir, archive
 }
 
 // install.sh installs a release's archive for this machine into a prefix,

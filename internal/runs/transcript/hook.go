@@ -185,30 +185,10 @@ func runtimeOfPath(p string) string {
 // succeeded and PostToolUseFailure, with "Exit code N" and the output in
 // error, for one that failed.
 func ShellCall(in HookInput) (cmd string, exit int, errText string, ok bool) {
-	switch in.ToolName {
-	case "Bash", "shell", "run_shell_command", "local_shell", "exec_command":
-	default:
+	if !IsShellTool(in.ToolName) {
 		return "", 0, "", false
 	}
-	var args struct {
-		Command json.RawMessage `json:"command"`
-		Cmd     json.RawMessage `json:"cmd"`
-	}
-	_ = json.Unmarshal(in.ToolInput, &args)
-	for _, raw := range []json.RawMessage{args.Command, args.Cmd} {
-		var s string
-		var words []string
-		switch {
-		case json.Unmarshal(raw, &s) == nil && s != "":
-			cmd = s
-		case json.Unmarshal(raw, &words) == nil && len(words) > 0:
-			cmd = strings.Join(words, " ")
-		}
-		if cmd != "" {
-			break
-		}
-	}
-	if cmd == "" {
+	if cmd = ShellCommand(in.ToolInput); cmd == "" {
 		return "", 0, "", false
 	}
 	if in.ToolError == "" && !strings.HasSuffix(in.Event, "Failure") {
@@ -216,4 +196,37 @@ func ShellCall(in HookInput) (cmd string, exit int, errText string, ok bool) {
 	}
 	code, out := claudeExit(in.ToolError, true)
 	return cmd, code, errorExcerpt(out), true
+}
+
+// IsShellTool reports whether a tool event's tool_name is a runtime's
+// shell: Claude Code's Bash, Codex's shell, local_shell and exec_command,
+// Gemini CLI's run_shell_command, Cursor's terminal.
+func IsShellTool(name string) bool {
+	switch name {
+	case "Bash", "shell", "run_shell_command", "local_shell", "exec_command", "terminal":
+		return true
+	}
+	return false
+}
+
+// ShellCommand is the command line of a shell tool's arguments: their
+// "command" or "cmd", a string or an array of words (joined); "" when
+// there is none.
+func ShellCommand(toolInput json.RawMessage) string {
+	var args struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     json.RawMessage `json:"cmd"`
+	}
+	_ = json.Unmarshal(toolInput, &args)
+	for _, raw := range []json.RawMessage{args.Command, args.Cmd} {
+		var s string
+		var words []string
+		switch {
+		case json.Unmarshal(raw, &s) == nil && s != "":
+			return s
+		case json.Unmarshal(raw, &words) == nil && len(words) > 0:
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
 }
