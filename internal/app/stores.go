@@ -10,6 +10,7 @@ import (
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/consolidate"
 	"github.com/memctl/memctl/internal/embed"
+	"github.com/memctl/memctl/internal/fsx"
 	"github.com/memctl/memctl/internal/gitx"
 	"github.com/memctl/memctl/internal/index"
 	"github.com/memctl/memctl/internal/prime"
@@ -157,11 +158,21 @@ func (s *Session) Runs(ctx context.Context, write bool) (*RunsSession, error) {
 	return rs, nil
 }
 
-// RunStore is the workspace's run store, with its list cache under the
-// git directory.
+// RunStore is the workspace's run store, with its list cache and the
+// tool hooks' index under the git directory.
 func RunStore(ws *config.Workspace) runs.Store {
+	lock := ws.LockPath()
 	return runs.Store{Dir: ws.Path(config.RunsDir), Rel: config.RunsDir,
-		Cache: filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache")}
+		Cache:     filepath.Join(ws.Repo.GitDir, "memctl", "runs.cache"),
+		Index:     filepath.Join(ws.Repo.GitDir, "memctl", "warn.index"),
+		Playbooks: ws.Path(config.PlaybooksDir),
+		TryLock: func() (func(), bool) {
+			l, err := fsx.Acquire(context.Background(), lock, 0)
+			if err != nil {
+				return nil, false
+			}
+			return func() { _ = l.Release() }, true
+		}}
 }
 
 // TasksCachePath is the task graph's cache, under the git directory.

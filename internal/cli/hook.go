@@ -165,7 +165,7 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 	req := runs.WarnRequest{Files: files, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
 	// From a small index: nothing ever failed in these files is the common
 	// case, and otherwise only the runs it names are read.
-	res, err := store.WarnIndexed(req, filepath.Join(ws.Repo.GitDir, "memctl", "warn.index"))
+	res, err := store.WarnIndexed(req)
 	if err != nil {
 		warn("past failures could not be read: %v", err)
 		return ""

@@ -102,7 +102,7 @@ func Flush(ctx context.Context, req FlushRequest) (FlushResult, error) {
 		}
 		defer release()
 	}
-	id, found, err := req.Store.SessionRun(runtime, sid)
+	id, found, err := req.Store.SessionRunIndexed(runtime, sid)
 	if err != nil {
 		// Several records carry the session (or the store cannot be
 		// listed): the id this flush derives is still this session's.

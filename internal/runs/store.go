@@ -28,6 +28,14 @@ type Store struct {
 	// Cache is the file of List's derived cache ("": none), outside the
 	// working tree (under the git directory).
 	Cache string
+	// Index is the tool hooks' derived index ("": none), under the git
+	// directory (warnindex.go); Playbooks the playbooks directory whose
+	// citations it holds ("": none).
+	Index, Playbooks string
+	// TryLock takes the workspace lock if nobody holds it (ok false
+	// otherwise, at once): a reader that builds the index writes it only
+	// under the lock. nil: readers never write it.
+	TryLock func() (release func(), ok bool)
 }
 
 // Entry is a record and the file it lives in (Rel-based, slash-separated).
@@ -189,6 +197,7 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 	for i := range in.Errors {
 		in.Errors[i].Excerpt = Cut(in.Errors[i].Excerpt, MaxExcerpt)
 	}
+	before := s.indexBefore()
 	p, err := s.Find(r.RunID)
 	created := errors.Is(err, ErrNotFound)
 	switch {
@@ -218,6 +227,7 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {
 		return Entry{}, false, err
 	}
+	s.indexPut(before, in)
 	return Entry{Path: s.rel(p), Record: in, Redactions: redacted, file: p}, created, nil
 }
 

@@ -43,13 +43,13 @@ func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
 		defer release()
 	}
 	// The session's record is almost always the one its first hook call
-	// created, under the id a flush derives: found without listing every
-	// run (a tool hook runs after every command).
-	id := SessionRunID(req.Runtime, req.SessionID)
-	if _, err := req.Store.Find(id); err != nil {
-		if found, _, err := req.Store.SessionRun(req.Runtime, req.SessionID); err == nil {
-			id = found
-		}
+	// created, under the id a flush derives, and a session's first call
+	// finds in the hook index that no record carries it yet: neither lists
+	// every run (a tool hook runs after every command). Several records
+	// carrying the session: the derived id, as a flush does.
+	id, _, err := req.Store.SessionRunIndexed(req.Runtime, req.SessionID)
+	if err != nil {
+		id = SessionRunID(req.Runtime, req.SessionID)
 	}
 	rec := &Record{RunID: id, SessionID: req.SessionID, Agent: Agent{Runtime: req.Runtime},
 		Commands: []Command{{Cmd: req.Command, ExitCode: req.ExitCode}}}

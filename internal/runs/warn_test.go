@@ -91,14 +91,14 @@ func TestWarnWithoutFilesOrHistoryIsEmpty(t *testing.T) {
 // named as sameFile matches them (absolute recorded paths, suffixes both
 // ways), and the index follows new records.
 func TestWarnIndexedAgreesWithWarn(t *testing.T) {
-	mayWarn := func(s Store, req WarnRequest, index string) bool {
-		ids, ok := s.warnCandidates(req, index)
+	mayWarn := func(s Store, req WarnRequest) bool {
+		ids, ok := s.warnCandidates(req)
 		return !ok || len(ids) > 0
 	}
 	t.Parallel()
 	s := newStore(t)
 	books := filepath.Join(filepath.Dir(s.Dir), "playbooks")
-	index := filepath.Join(t.TempDir(), "warn.index")
+	s.Index, s.Playbooks = filepath.Join(t.TempDir(), "warn.index"), books
 	mustPut(t, s, &Record{RunID: "r-old", StartedAt: day0.AddDate(0, 0, -9), Status: StatusFailure, FilesChanged: []string{"internal/parse.go"}})
 	mustPut(t, s, &Record{RunID: "r-abs", StartedAt: day0.AddDate(0, 0, -5), Status: StatusFailure, FilesChanged: []string{"/home/ann/app/internal/abs.go"}})
 	mustPut(t, s, &Record{RunID: "r-err", StartedAt: day0.AddDate(0, 0, -2), Status: StatusSuccess,
@@ -116,10 +116,10 @@ func TestWarnIndexedAgreesWithWarn(t *testing.T) {
 			t.Fatal(err)
 		}
 		found := len(res.Runs) > 0 || len(res.Playbooks) > 0
-		if may := mayWarn(s, req(f), index); found && !may {
+		if may := mayWarn(s, req(f)); found && !may {
 			t.Errorf("%s: Warn finds %d runs and %d playbooks, the index says nothing", f, len(res.Runs), len(res.Playbooks))
 		}
-		fast, err := s.WarnIndexed(req(f), index)
+		fast, err := s.WarnIndexed(req(f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,13 +128,13 @@ func TestWarnIndexedAgreesWithWarn(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"internal/lex.go", "x/y/z.go", "parse.go.orig"} {
-		if mayWarn(s, req(f), index) {
+		if mayWarn(s, req(f)) {
 			t.Errorf("%s: nothing ever failed there, the index says maybe", f)
 		}
 	}
 	// A new failure in a new file: the index follows.
 	mustPut(t, s, &Record{RunID: "r-new", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"x/y/z.go"}})
-	if !mayWarn(s, req("x/y/z.go"), index) {
+	if !mayWarn(s, req("x/y/z.go")) {
 		t.Error("the index did not follow a new record")
 	}
 }

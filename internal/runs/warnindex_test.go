@@ -1,0 +1,221 @@
+package runs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/memctl/memctl/internal/fsx"
+)
+
+// settle waits out the racy window, so that an index built from what is
+// on disk now may be written.
+func waitRacyWindow() { time.Sleep(fsx.FineRacyWindow + 20*time.Millisecond) }
+
+func indexedStore(t *testing.T) Store {
+	t.Helper()
+	s := newStore(t)
+	s.Index = filepath.Join(t.TempDir(), "warn.index")
+	s.Playbooks = filepath.Join(filepath.Dir(s.Dir), "playbooks")
+	s.TryLock = func() (func(), bool) { return func() {}, true }
+	return s
+}
+
+// indexCurrent reports whether the index file's key is the runs' key
+// now: the next hook reads it instead of listing the runs.
+func indexCurrent(t *testing.T, s Store) bool {
+	t.Helper()
+	key, _, ok := s.indexKey()
+	if !ok {
+		t.Fatal("no key")
+	}
+	_, ok = s.readIndex(key)
+	return ok
+}
+
+// Writes keep the index current (a hook after a hook does not list the
+// runs), and what it answers is what listing answers, through a random
+// run of records written, failed, fixed and cited.
+func TestHookIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-seed", StartedAt: day0.AddDate(0, -1, 0), SessionID: "s-seed", Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	writePlaybook(t, s.Playbooks, "cccccccccccc", "- run:r-cited\n")
+	waitRacyWindow()
+	warnReq := func(f string) WarnRequest {
+		return WarnRequest{Files: []string{f}, PlaybooksDir: s.Playbooks, PlaybooksRel: ".ledger/playbooks"}
+	}
+	if _, err := s.WarnIndexed(warnReq("a.go")); err != nil {
+		t.Fatal(err)
+	}
+	if !indexCurrent(t, s) {
+		t.Fatal("a settled index built under the lock was not written")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := []string{"a.go", "b.go", "pkg/c.go", "d.go"}
+	ids := []string{"r-1", "r-2", "r-3", "r-cited", "r-5"}
+	sessions := []string{"s-1", "s-2", "s-3", "s-seed", ""}
+	for step := range 60 {
+		r := &Record{RunID: ids[rng.IntN(len(ids))], StartedAt: day0.AddDate(0, 0, -rng.IntN(40)),
+			SessionID: sessions[rng.IntN(len(sessions))], Status: []string{StatusSuccess, StatusFailure, StatusPartial}[rng.IntN(3)],
+			FilesChanged: []string{files[rng.IntN(len(files))]}}
+		if rng.IntN(3) == 0 {
+			r.Errors = []Error{{Excerpt: "boom", File: files[rng.IntN(len(files))], Line: 1}}
+		}
+		if old, err := s.Get(r.RunID); err == nil && old.Record.SessionID != "" {
+			r.SessionID = old.Record.SessionID // a record keeps its session
+		}
+		mustPut(t, s, r)
+		if !indexCurrent(t, s) {
+			t.Fatalf("step %d: the write of %s left the index behind", step, r.RunID)
+		}
+		for _, f := range files {
+			want, err := s.Warn(warnReq(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.WarnIndexed(warnReq(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := warnSummary(want), warnSummary(got); a != b {
+				t.Fatalf("step %d, %s: Warn says %q, the index %q", step, f, a, b)
+			}
+		}
+		for _, sid := range append(sessions[:4:4], "s-never") {
+			wantID, wantFound, _ := s.SessionRun("claude-code", sid)
+			gotID, gotFound, _ := s.SessionRunIndexed("claude-code", sid)
+			if wantID != gotID || wantFound != gotFound {
+				t.Fatalf("step %d, session %s: SessionRun %s %v, indexed %s %v", step, sid, wantID, wantFound, gotID, gotFound)
+			}
+		}
+	}
+}
+
+// A session no record carries is answered from the index alone; one a
+// record carries under another id than the derived one is still found.
+func TestSessionRunIndexed(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-own", StartedAt: day0, SessionID: "s-digest"})
+	waitRacyWindow()
+	if id, found, err := s.SessionRunIndexed("claude-code", "s-digest"); err != nil || !found || id != "r-own" {
+		t.Errorf("s-digest: %s %v %v, want r-own", id, found, err)
+	}
+	if !indexCurrent(t, s) {
+		t.Fatal("the index was not built")
+	}
+	// Only the index can say "no record" without a listing: break the
+	// listing and the answer must still come.
+	idx, _ := s.readIndex(mustKey(t, s))
+	if idx.hasSession("s-new") || !idx.hasSession("s-digest") {
+		t.Errorf("sessions in the index: %q", idx.Sessions)
+	}
+	id, found, err := s.SessionRunIndexed("claude-code", "s-new")
+	if err != nil || found || id != SessionRunID("claude-code", "s-new") {
+		t.Errorf("s-new: %s %v %v", id, found, err)
+	}
+}
+
+func mustKey(t *testing.T, s Store) string {
+	t.Helper()
+	key, _, ok := s.indexKey()
+	if !ok {
+		t.Fatal("no key")
+	}
+	return key
+}
+
+// A reader that cannot take the lock, or whose key is not settled, does
+// not write the index (a writer could be changing the runs under it); its
+// answer is the same.
+func TestHookIndexWrittenOnlyUnderTheLockAndSettled(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	req := WarnRequest{Files: []string{"a.go"}}
+	res, err := s.WarnIndexed(req)
+	if err != nil || len(res.Runs) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(s.Index); err == nil {
+		t.Error("an index whose key was taken within the racy window was written")
+	}
+	waitRacyWindow()
+	busy := s
+	busy.TryLock = func() (func(), bool) { return nil, false }
+	if res, err := busy.WarnIndexed(req); err != nil || len(res.Runs) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(s.Index); err == nil {
+		t.Error("an index was written without the lock")
+	}
+	if _, err := s.WarnIndexed(req); err != nil {
+		t.Fatal(err)
+	}
+	if !indexCurrent(t, s) {
+		t.Error("a settled index under the lock was not written")
+	}
+}
+
+// An index another memctl wrote in an older layout, or that is damaged,
+// is built again, never misread.
+func TestHookIndexOtherVersionOrDamaged(t *testing.T) {
+	t.Parallel()
+	for _, content := range []string{`{"key":"x","runs":{}}`, `{"key":`, ""} {
+		s := indexedStore(t)
+		mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+		waitRacyWindow()
+		if err := os.WriteFile(s.Index, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}})
+		if err != nil || len(res.Runs) != 1 {
+			t.Errorf("%q: %+v %v", content, res, err)
+		}
+	}
+}
+
+// gc removes the index with the records: a removal in the tick of its key
+// might not change the stamps.
+func TestGCRemovesTheHookIndex(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-old", StartedAt: day0.AddDate(-1, 0, 0), Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	waitRacyWindow()
+	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
+		t.Fatalf("no index to remove: %v", err)
+	}
+	res, err := s.GC(GCOptions{Now: day0, KeepDays: 30})
+	if err != nil || len(res.Deleted) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(s.Index); err == nil {
+		t.Error("gc left the index")
+	}
+}
+
+func TestSessionHashesRoundTrip(t *testing.T) {
+	var x warnIndex
+	var hs []uint64
+	for i := range 100 {
+		hs = append(hs, sessionHash(fmt.Sprint("s-", i%40)))
+	}
+	x.setSessions(hs)
+	got := x.sessions()
+	if len(got) != 40 || !slices.IsSorted(got) {
+		t.Fatalf("%d hashes, sorted %v", len(got), slices.IsSorted(got))
+	}
+	for i := range 40 {
+		if !x.hasSession(fmt.Sprint("s-", i)) {
+			t.Errorf("s-%d lost", i)
+		}
+	}
+	if x.hasSession("s-40") {
+		t.Error("s-40 found")
+	}
+}
