@@ -18,6 +18,7 @@ import (
 	"github.com/memctl/memctl/internal/hooks"
 	"github.com/memctl/memctl/internal/prime"
 	"github.com/memctl/memctl/internal/runs"
+	"github.com/memctl/memctl/internal/runs/signature"
 	runtranscript "github.com/memctl/memctl/internal/runs/transcript"
 	"github.com/memctl/memctl/internal/trigger"
 )
@@ -94,10 +95,14 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 		return nil
 	}
 	// What the hook prints when it has nothing better: the empty envelope
-	// at session start, Codex's {"continue":true} at stop, else nothing.
+	// at session start, Codex's {"continue":true} at stop, the empty answer
+	// of a tool event (Gemini CLI and Cursor: {}), else nothing.
 	fallback := hooks.FlushOutput(rt, event)
-	if hooks.ActionOf(event) == hooks.ActionPrime {
+	switch hooks.ActionOf(event) {
+	case hooks.ActionPrime:
 		fallback = hooks.SessionStartOutput(rt, "")
+	case hooks.ActionWarn, hooks.ActionRecord:
+		fallback = hooks.ToolOutput(rt, event, "", "")
 	}
 	ctx, cancel := context.WithTimeout(ctx, defaultFlushTimeout)
 	defer cancel()
@@ -133,9 +138,20 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 	case hooks.ActionPrime:
 		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
 	case hooks.ActionWarn:
-		return hooks.ToolContextOutput(rt, toolWarning(env, rt, in, warn))
+		if !rt.WarnsBefore() {
+			// Nothing said here could reach the agent: the warning comes
+			// with the tool's result (post-tool-use), and is not spent here.
+			return hooks.ToolOutput(rt, event, in.Event, "")
+		}
+		return hooks.ToolOutput(rt, event, in.Event, toolWarning(env, rt, in, warn))
 	case hooks.ActionRecord:
-		return hooks.PostToolOutput(rt, in.Event, toolRecord(ctx, env, rt, in, warn))
+		if run, ok := runtranscript.ShellCall(in, rt.Name); ok {
+			return hooks.ToolOutput(rt, event, in.Event, toolRecord(ctx, env, rt, in, run, warn))
+		}
+		// An edit, for runtimes whose pre-tool event cannot say what broke
+		// before: said with its result, once per file and session as
+		// before a tool.
+		return hooks.ToolOutput(rt, event, in.Event, toolWarning(env, rt, in, warn))
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 	return hooks.FlushOutput(rt, event)
@@ -180,22 +196,30 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 	return text
 }
 
-// toolRecord records a shell command a post-tool-use hook reports in the
-// session's run record at once and, when it failed and its error's
-// signature has an approved playbook, returns the playbook for the agent
-// (else "").
-func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) string {
-	cmd, exit, errText, ok := runtranscript.ShellCall(in)
-	if !ok {
-		return ""
-	}
+// toolRecord records run, the shell command a post-tool-use hook reports,
+// in the session's run record at once and, when it failed and its
+// error's signature has an approved playbook, returns the playbook for
+// the agent (else ""). A runtime that does not pass the exit status
+// (Codex) leaves it unknown; its output is taken for a failure only when
+// it has the signature of an approved playbook: a failure memctl knows.
+func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, run runtranscript.ShellRun, warn func(string, ...any)) string {
 	freq, ok := flushRequest(env, in, warn)
 	if !ok {
 		return ""
 	}
+	books := filepath.Join(freq.Root, config.PlaybooksDir)
+	errText := ""
+	switch {
+	case run.Failed:
+		errText = run.Output
+	case run.ExitCode < 0 && run.Output != "":
+		if sig := signature.Of(run.Output).Hash; trigger.PlaybookText(books, config.PlaybooksDir, sig) != "" {
+			errText = run.Output
+		}
+	}
 	sid := cmp.Or(in.SessionID, freq.SessionID)
 	sig, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: sid, Runtime: rt.RunRuntime,
-		Command: cmd, ExitCode: exit, ErrorText: errText,
+		Command: run.Command, ExitCode: run.ExitCode, ErrorText: errText,
 		Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets})
 	if err != nil {
 		warn("%v", err)
@@ -203,7 +227,7 @@ func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscri
 	if sig == "" {
 		return ""
 	}
-	return trigger.PlaybookText(filepath.Join(freq.Root, config.PlaybooksDir), config.PlaybooksDir, sig)
+	return trigger.PlaybookText(books, config.PlaybooksDir, sig)
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that

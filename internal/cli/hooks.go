@@ -177,9 +177,6 @@ func runHooksChange(ctx context.Context, env *Env, opts hooksOptions, names []st
 	// stop the others (a batch, as close a b c).
 	b := &batchError{total: len(rts)}
 	for _, rt := range rts {
-		if opts.triggered && !rt.HasTriggered() {
-			env.warnf("%s: no tool events yet (--triggered covers claude); its other hooks go on", rt.Name)
-		}
 		results, err := change(rt, p, hooks.Options{MCP: opts.mcp, Triggered: opts.triggered})
 		for _, r := range results {
 			reportHooksChange(env, rt, r, done)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memctl/memctl/internal/runs"
 	"github.com/memctl/memctl/internal/runs/signature"
 )
 
@@ -45,19 +46,33 @@ func TestTriggeredExample(t *testing.T) {
 	id := between(out, `"id": "`, `"`)
 	run(t, env, "review", id, "--approve")
 
-	for _, c := range []struct{ event, input, golden string }{
-		{"pre-tool-use", "claude-pre-tool-use.json", "claude-pre-tool-use.answer"},
-		{"post-tool-use", "claude-post-tool-use-failure.json", "claude-post-tool-use-failure.answer"},
-		{"post-tool-use", "claude-post-tool-use.json", "claude-post-tool-use.answer"},
+	// Each runtime's tool events, in the shapes its source and docs give
+	// (README.md); the repository they were made in, /home/dev/app, is
+	// this test's.
+	for _, c := range []struct{ runtime, event, input string }{
+		{"claude", "pre-tool-use", "claude-pre-tool-use"},
+		{"claude", "post-tool-use", "claude-post-tool-use-failure"},
+		{"claude", "post-tool-use", "claude-post-tool-use"},
+		{"codex", "pre-tool-use", "codex-pre-tool-use"},
+		{"codex", "post-tool-use", "codex-post-tool-use"},
+		{"gemini", "pre-tool-use", "gemini-before-tool"},
+		{"gemini", "post-tool-use", "gemini-after-tool-edit"},
+		{"gemini", "post-tool-use", "gemini-after-tool-shell"},
+		{"cursor", "post-tool-use", "cursor-post-tool-use-edit"},
+		{"cursor", "post-tool-use", "cursor-post-tool-use-failure"},
+		{"cursor", "post-tool-use", "cursor-post-tool-use-shell"},
+		{"opencode", "post-tool-use", "opencode-post-tool-use-edit"},
+		{"opencode", "post-tool-use", "opencode-post-tool-use-bash"},
 	} {
-		in, err := os.ReadFile(filepath.Join(dir, c.input))
+		in, err := os.ReadFile(filepath.Join(dir, c.input+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
+		in = bytes.ReplaceAll(in, []byte("/home/dev/app"), []byte(filepath.ToSlash(root)))
 		got := &bytes.Buffer{}
 		env.In, env.Out, env.Err, env.StdinTTY = bytes.NewReader(in), got, &bytes.Buffer{}, false
-		Main(context.Background(), []string{"hook", "claude", c.event}, env)
-		golden := filepath.Join(dir, c.golden)
+		Main(context.Background(), []string{"hook", c.runtime, c.event}, env)
+		golden := filepath.Join(dir, c.input+".answer")
 		if os.Getenv("MEMCTL_UPDATE") != "" {
 			if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
@@ -65,12 +80,20 @@ func TestTriggeredExample(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil || !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("hook claude %s < %s:\n%s\nwant (%s):\n%s", c.event, c.input, got, c.golden, want)
+			t.Errorf("hook %s %s < %s.json:\n%s\nwant (%s.answer):\n%s", c.runtime, c.event, c.input, got, c.input, want)
 		}
 	}
 	// The failure is in the session's run record.
-	if out := run(t, env, "runs", "--json"); !strings.Contains(out, `"session_id": "3f1c2a"`) {
-		t.Errorf("the session's run record is missing:\n%s", out)
+	// Each session's failing go test is in its run record, with the
+	// error's signature (Codex's too, which passes no exit status: its
+	// output has the signature of an approved playbook).
+	for rt, sid := range map[string]string{"claude-code": "3f1c2a", "codex": "019a7c1e-5b2f-7d30-9c41-2e8f6a1b3c4d",
+		"gemini": "6d0c9f4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f", "cursor": "b7e2c1d0-3f4a-4b5c-9d6e-7f8a9b0c1d2e", "opencode": "ses_5f2a9c0e1ffeq3XkPbW8d2Lm"} {
+		env.Out, env.Err = &bytes.Buffer{}, &bytes.Buffer{}
+		out := run(t, env, "runs", "show", runs.SessionRunID(rt, sid), "--json")
+		if !strings.Contains(out, `"cmd": "go test ./..."`) || !strings.Contains(out, `"signature": "`+sig+`"`) {
+			t.Errorf("%s session %s: the failing go test is not in its run record:\n%s", rt, sid, out)
+		}
 	}
 }
 

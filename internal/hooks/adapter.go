@@ -35,37 +35,66 @@ func ActionOf(event string) Action {
 	return ActionFlush
 }
 
-// ToolContextOutput is what rt's pre-tool-use hook prints for a warning
-// text: Claude Code reads {"hookSpecificOutput":{"hookEventName":
-// "PreToolUse","additionalContext":…}} and puts the text next to the
-// tool's result. Nothing to say, or a runtime whose envelope memctl does
-// not write yet, prints nothing: the tool runs as if there were no hook.
-// Never a decision: the tool is never blocked.
-func ToolContextOutput(rt *Runtime, text string) []byte {
-	return toolContext(rt, "PreToolUse", text)
-}
+// WarnsBefore reports whether rt's pre-tool event can hand the agent a
+// text before the tool runs: Claude Code's and Codex's PreToolUse can
+// (additionalContext). Gemini CLI's BeforeTool drops additionalContext,
+// Cursor's preToolUse documents none (and answering it risks a decision),
+// OpenCode's tool.execute.before can only block: there, an edit's warning
+// comes with its result, from post-tool-use.
+func (rt *Runtime) WarnsBefore() bool { return rt.Name == "claude" || rt.Name == "codex" }
 
-// PostToolOutput is what rt's post-tool-use hook prints for a text (a
-// failure's playbook): Claude Code reads the same envelope, named after
-// the event it ran for (inputEvent: PostToolUse or PostToolUseFailure).
-func PostToolOutput(rt *Runtime, inputEvent, text string) []byte {
-	if inputEvent != "PostToolUse" && inputEvent != "PostToolUseFailure" {
-		inputEvent = "PostToolUseFailure"
-	}
-	return toolContext(rt, inputEvent, text)
-}
-
-func toolContext(rt *Runtime, event, text string) []byte {
-	if text == "" || rt.Name != "claude" {
-		return nil
-	}
+// ToolOutput is what rt's hook for a tool event prints for text (a
+// warning or a failure's playbook; "" for nothing to say). event is
+// PreToolUse or PostToolUse, inputEvent the hook_event_name the runtime
+// sent. Never a decision: the tool is never blocked.
+//
+//   - Claude Code and Codex: {"hookSpecificOutput":{"hookEventName":…,
+//     "additionalContext":…}}, named after the event (Claude Code's
+//     PostToolUseFailure too); nothing when there is nothing to say.
+//   - Gemini CLI: the same envelope for AfterTool; {} otherwise (stdout
+//     must be JSON, and a hook with none shows its stderr to the user).
+//   - Cursor: {"additional_context":…} after a tool; {} otherwise.
+//   - OpenCode's plugin: the text, which it adds to the tool's result.
+func ToolOutput(rt *Runtime, event, inputEvent, text string) []byte {
 	type specific struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	}
-	return marshalLine(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{event, text}})
+	envelope := func(name string) []byte {
+		return marshalLine(struct {
+			HookSpecificOutput specific `json:"hookSpecificOutput"`
+		}{specific{name, text}})
+	}
+	pre := event == PreToolUse
+	switch rt.Name {
+	case "gemini":
+		if pre || text == "" {
+			return []byte("{}\n")
+		}
+		return envelope("AfterTool")
+	case "cursor":
+		if pre || text == "" {
+			return []byte("{}\n")
+		}
+		return marshalLine(struct {
+			AdditionalContext string `json:"additional_context"`
+		}{text})
+	case "opencode":
+		if text == "" {
+			return nil
+		}
+		return []byte(strings.TrimSuffix(text, "\n") + "\n")
+	}
+	if text == "" {
+		return nil
+	}
+	switch {
+	case pre:
+		return envelope("PreToolUse")
+	case rt.Name == "claude" && inputEvent == "PostToolUseFailure":
+		return envelope(inputEvent)
+	}
+	return envelope("PostToolUse")
 }
 
 // SessionStartOutput is what rt's session-start hook prints for text, the

@@ -58,6 +58,7 @@ func Status(rt *Runtime, p Place) Report {
 	triggered := false
 	rep := report(rt, p, abs, shown, func(data []byte) (string, error) {
 		if rt.hooks == nil {
+			triggered = bytes.Equal(data, []byte(pluginTriggered))
 			return pluginState(data), nil
 		}
 		root, err := parseObject(data)
@@ -128,7 +129,7 @@ func apply(rt *Runtime, p Place, opts Options, on bool) ([]Result, error) {
 	var err error
 	switch {
 	case rt.hooks == nil && on:
-		res, err = installPlugin(rt, p)
+		res, err = installPlugin(rt, p, opts.Triggered)
 	case rt.hooks == nil:
 		res, err = uninstallPlugin(rt, p)
 	default:
@@ -411,6 +412,9 @@ func (rt *Runtime) handler(e hookEntry) *object {
 		h.set("type", "command")
 	}
 	h.set("command", e.Command)
+	if rt.flat && e.Matcher != nil {
+		h.set("matcher", *e.Matcher) // Cursor: each handler its own
+	}
 	if e.Timeout > 0 {
 		h.set("timeout", e.Timeout)
 	}

@@ -44,7 +44,8 @@ type Runtime struct {
 	// hooks are the entries install writes; nil for OpenCode (a plugin).
 	hooks []hookEntry
 	// triggered are the entries install --triggered adds (the tool
-	// events), each with its own matcher; nil where memctl has none yet.
+	// events), each with its own matcher; nil for OpenCode, whose plugin
+	// has its tool handlers in the variant install --triggered writes.
 	triggered []hookEntry
 	// flat: the event's array holds the handlers themselves (Cursor), not
 	// matcher groups of handlers (Claude Code, Codex, Gemini).
@@ -69,14 +70,18 @@ type hookEntry struct {
 }
 
 // Matchers of the triggered entries: the tools that write files or run
-// commands, and the shell alone.
+// commands, and the shell alone, by each runtime's names. Codex takes a
+// matcher of letters, digits, _ and | as a list of exact names (its shell
+// is Bash whatever the model calls it); Gemini CLI and Cursor test an
+// unanchored regular expression against the tool's name.
 var (
-	editAndShellTools = "Edit|MultiEdit|Write|NotebookEdit|Bash"
-	shellTool         = "Bash"
+	editAndShellTools  = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+	shellTool          = "Bash"
+	codexPatchAndShell = "Bash|apply_patch"
+	geminiEditAndShell = "^(write_file|replace|run_shell_command)$"
+	cursorEditAndShell = "^(Write|StrReplace|ApplyPatch|Shell)$"
+	cursorShell        = "^Shell$"
 )
-
-// HasTriggered reports whether install --triggered has entries for rt.
-func (rt *Runtime) HasTriggered() bool { return len(rt.triggered) > 0 }
 
 // entries are the entries install writes: with the triggered ones or not.
 func (rt *Runtime) entries(triggered bool) []hookEntry {
@@ -126,6 +131,12 @@ var Runtimes = []*Runtime{
 			{"PostCompact", "memctl hook codex post-compact", 30, false, nil},
 			{"Stop", "memctl hook codex stop", 30, false, nil},
 		},
+		// Before a patch or a command, and after a command (Codex has no
+		// failure event: PostToolUse, without the exit status).
+		triggered: []hookEntry{
+			{"PreToolUse", "memctl hook codex pre-tool-use", 10, false, &codexPatchAndShell},
+			{"PostToolUse", "memctl hook codex post-tool-use", 10, false, &shellTool},
+		},
 		mcp: mcpSpec{file: ".codex/config.toml", globalFile: ".codex/config.toml", kind: mcpCodexTOML},
 	},
 	{
@@ -138,6 +149,11 @@ var Runtimes = []*Runtime{
 			{"PreCompress", "memctl hook gemini pre-compact", 30000, false, nil},
 			{"SessionEnd", "memctl hook gemini session-end", 10000, false, nil},
 		},
+		// After an edit (BeforeTool drops additionalContext, so an edit's
+		// warning comes with its result) and after a command.
+		triggered: []hookEntry{
+			{"AfterTool", "memctl hook gemini post-tool-use", 10000, false, &geminiEditAndShell},
+		},
 		mcp: mcpSpec{file: ".gemini/settings.json", globalFile: ".gemini/settings.json", kind: mcpServersJSON},
 	},
 	{
@@ -148,6 +164,15 @@ var Runtimes = []*Runtime{
 			{"sessionStart", "memctl hook cursor session-start", 0, false, nil},
 			{"preCompact", "memctl hook cursor pre-compact", 0, false, nil},
 			{"sessionEnd", "memctl hook cursor session-end", 0, false, nil},
+		},
+		// After an edit or a command that exited 0 (postToolUse, whose
+		// additional_context Cursor documents), and after a command that
+		// failed. preToolUse is a permission gate: an answer without a
+		// decision blocks the tool in some builds, "allow" may skip the
+		// user's approval; memctl does not hook it.
+		triggered: []hookEntry{
+			{"postToolUse", "memctl hook cursor post-tool-use", 0, false, &cursorEditAndShell},
+			{"postToolUseFailure", "memctl hook cursor post-tool-use", 0, false, &cursorShell},
 		},
 		mcp: mcpSpec{file: ".cursor/mcp.json", globalFile: ".cursor/mcp.json", kind: mcpServersJSON},
 	},

@@ -7,13 +7,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/memctl/memctl/internal/fsx"
 )
@@ -234,16 +235,50 @@ func (s Store) hookIndex(locked bool) (warnIndex, bool) {
 			}
 		}
 	}
-	start := time.Now()
-	idx, newest, err := s.buildIndex(key)
-	if err != nil {
-		return warnIndex{}, false
+	var idx warnIndex
+	built := false
+	if locked && os.MkdirAll(filepath.Dir(s.Index), 0o755) == nil {
+		// Built inside the write of the index, so that the file system's
+		// clock says when it started: the temporary file's time, taken
+		// before the runs are listed. Too near the newest stamp, nothing
+		// is written (errUnsettled).
+		_ = fsx.WriteDerivedFunc(s.Index, func(w io.Writer) error {
+			f, ok := w.(interface{ Stat() (os.FileInfo, error) })
+			if !ok {
+				return errUnsettled
+			}
+			fi, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			var newest int64
+			if idx, newest, err = s.buildIndex(key); err != nil {
+				return err
+			}
+			built = true
+			if !fsx.SettledFine(fi.ModTime().UnixNano(), newest) {
+				return errUnsettled
+			}
+			data, err := json.Marshal(idx)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(data)
+			return err
+		})
 	}
-	if locked && fsx.SettledFine(start.UnixNano(), newest) {
-		s.writeIndex(idx)
+	if !built {
+		var err error
+		if idx, _, err = s.buildIndex(key); err != nil {
+			return warnIndex{}, false
+		}
 	}
 	return idx, true
 }
+
+// errUnsettled stops the write of an index whose key may have been taken
+// in the tick of a change it does not hold.
+var errUnsettled = errors.New("the index's key is within the racy window")
 
 // readIndex is the index file when its key is key.
 func (s Store) readIndex(key string) (warnIndex, bool) {

@@ -21,14 +21,20 @@ const MaxText = 1500
 
 // editTools are the tools that write files, by name, with the keys of
 // their arguments that name a file: Claude Code's Edit, MultiEdit, Write
-// and NotebookEdit, Gemini CLI's write_file and replace, Cursor's edit.
+// and NotebookEdit; Gemini CLI's write_file and replace; Cursor's Write
+// and StrReplace (file_path in hooks, path in transcripts); OpenCode's
+// edit, write and multiedit.
 var editTools = map[string][]string{
-	"Edit": {"file_path"}, "MultiEdit": {"file_path"}, "Write": {"file_path"}, "NotebookEdit": {"notebook_path"},
+	"Edit": {"file_path"}, "MultiEdit": {"file_path"}, "Write": {"file_path", "path", "filePath"}, "NotebookEdit": {"notebook_path"},
 	"write_file": {"file_path"}, "replace": {"file_path"}, "edit_file": {"target_file", "file_path"},
+	"StrReplace": {"file_path", "path", "filePath"},
+	"edit":       {"filePath"}, "write": {"filePath"}, "multiedit": {"filePath"},
 }
 
-// patchTools take a patch in apply_patch's format (Codex).
-var patchTools = []string{"apply_patch"}
+// patchTools take a patch in apply_patch's format: Codex's apply_patch
+// (the patch in command), OpenCode's (patchText), Cursor's ApplyPatch
+// (the patch text as the whole input, or in patch).
+var patchTools = []string{"apply_patch", "ApplyPatch"}
 
 // Files are the repository files a tool call touches, relative to root
 // and slash-separated, sorted, each once: the file arguments of an edit,
@@ -41,7 +47,11 @@ func Files(tool string, input json.RawMessage, cwd, root string) []string {
 	}
 	var args map[string]any
 	if len(input) > 0 && json.Unmarshal(input, &args) != nil {
-		return nil
+		var patch string
+		if !slices.Contains(patchTools, tool) || json.Unmarshal(input, &patch) != nil {
+			return nil
+		}
+		args = map[string]any{"patch": patch}
 	}
 	var names []string
 	var mustExist bool
@@ -53,7 +63,7 @@ func Files(tool string, input json.RawMessage, cwd, root string) []string {
 			}
 		}
 	case slices.Contains(patchTools, tool):
-		names = patchFiles(firstString(args, "input", "patch", "command"))
+		names = patchFiles(firstString(args, "input", "patch", "command", "patchText"))
 	case transcript.IsShellTool(tool):
 		names, mustExist = shellWords(transcript.ShellCommand(input)), true
 	default:

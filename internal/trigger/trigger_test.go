@@ -41,6 +41,20 @@ func TestFiles(t *testing.T) {
 		{"Bash", in(map[string]any{"command": "cat a.go:12 | head"}), "", []string{"a.go"}},
 		{"exec_command", in(map[string]any{"cmd": []string{"sed", "-i", "s/x/y/", "a.go"}}), "", []string{"a.go"}},
 		{"Read", in(map[string]any{"file_path": "a.go"}), "", nil},
+		// Codex: the patch in command; OpenCode: patchText; Cursor: the
+		// whole input, or patch.
+		{"apply_patch", in(map[string]any{"command": "*** Begin Patch\n*** Update File: pkg/b.go\n*** End Patch"}), "", []string{"pkg/b.go"}},
+		{"apply_patch", in(map[string]any{"patchText": "*** Begin Patch\n*** Delete File: a.go\n*** End Patch"}), "", []string{"a.go"}},
+		{"ApplyPatch", in("*** Begin Patch\n*** Update File: a.go\n*** End Patch"), "", []string{"a.go"}},
+		{"ApplyPatch", in(map[string]any{"patch": "*** Begin Patch\n*** Update File: a.go\n*** End Patch"}), "", []string{"a.go"}},
+		{"Edit", in("*** Update File: a.go"), "", nil}, // a string is a patch only for a patch tool
+		// Gemini CLI, Cursor, OpenCode.
+		{"replace", in(map[string]any{"file_path": "a.go"}), "", []string{"a.go"}},
+		{"StrReplace", in(map[string]any{"path": "pkg/b.go"}), "", []string{"pkg/b.go"}},
+		{"Write", in(map[string]any{"filePath": "a.go"}), "", []string{"a.go"}},
+		{"edit", in(map[string]any{"filePath": filepath.Join(root, "a.go")}), "", []string{"a.go"}},
+		{"Shell", in(map[string]any{"command": "go test ./pkg && cat a.go"}), "", []string{"a.go"}},
+		{"bash", in(map[string]any{"command": "rm pkg/b.go"}), "", []string{"pkg/b.go"}},
 		{"Edit", json.RawMessage(`not json`), "", nil},
 	} {
 		if got := Files(c.tool, c.input, c.cwd, root); !slices.Equal(got, c.want) {

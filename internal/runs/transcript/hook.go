@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,9 +34,12 @@ type HookInput struct {
 	ToolInput    json.RawMessage
 	ToolResponse json.RawMessage
 	// ToolError is a failed tool's error (Claude Code's
-	// PostToolUseFailure): for a shell command "Exit code N" and its
-	// output.
+	// PostToolUseFailure: for a shell command "Exit code N" and its
+	// output; Cursor's postToolUseFailure error_message).
 	ToolError string
+	// ToolNotRun: the tool never ran or was cut short by the user
+	// (Cursor's permission_denied failures and interrupts).
+	ToolNotRun bool
 }
 
 // maxHookInput bounds what ParseHookInput reads: hook inputs are small, a
@@ -63,6 +67,10 @@ type hookJSON struct {
 	ToolInput            json.RawMessage `json:"tool_input"`
 	ToolResponse         json.RawMessage `json:"tool_response"`
 	Error                *string         `json:"error"`
+	ToolOutput           json.RawMessage `json:"tool_output"`   // Cursor's postToolUse
+	ErrorMessage         *string         `json:"error_message"` // Cursor's postToolUseFailure
+	FailureType          string          `json:"failure_type"`  // Cursor: error, timeout, permission_denied
+	IsInterrupt          bool            `json:"is_interrupt"`  // Cursor
 }
 
 // ParseHookInput reads a hook's JSON from r. Unknown fields are ignored.
@@ -116,6 +124,13 @@ func ParseHookInput(r io.Reader) (HookInput, error) {
 		ToolInput:            h.ToolInput,
 		ToolResponse:         h.ToolResponse,
 		ToolError:            deref(h.Error),
+		ToolNotRun:           h.IsInterrupt || h.FailureType == "permission_denied",
+	}
+	if len(in.ToolResponse) == 0 || string(in.ToolResponse) == "null" {
+		in.ToolResponse = h.ToolOutput
+	}
+	if in.ToolError == "" {
+		in.ToolError = deref(h.ErrorMessage)
 	}
 	if in.SessionID == "" {
 		in.SessionID = h.ConversationID
@@ -178,32 +193,167 @@ func runtimeOfPath(p string) string {
 	return RuntimeUnknown
 }
 
-// ShellCall is a shell command a tool event reports: the command line,
-// its exit status (-1: unknown) and, when it failed, its error text cut as
-// run records keep errors. ok is false when the event is not about a
-// shell command. Claude Code sends PostToolUse only for a call that
-// succeeded and PostToolUseFailure, with "Exit code N" and the output in
-// error, for one that failed.
-func ShellCall(in HookInput) (cmd string, exit int, errText string, ok bool) {
-	if !IsShellTool(in.ToolName) {
-		return "", 0, "", false
+// ShellRun is a shell command a tool event reports, as far as the
+// runtime says.
+type ShellRun struct {
+	Command string
+	// ExitCode is the exit status; -1 when the runtime does not pass it
+	// (Codex; Cursor's failures).
+	ExitCode int
+	// Failed: the command failed (a non-zero exit status, or a failure
+	// event). False also when the runtime does not say (Codex).
+	Failed bool
+	// Output is the output the runtime passed, cut as run records keep
+	// errors: always for a failure, and for a command whose status is
+	// unknown (a known failure may be recognised in it); "" otherwise.
+	Output string
+}
+
+// ShellCall is the shell command a tool event reports, read the way the
+// runtime reports it (runtime: claude, codex, gemini, cursor, opencode;
+// ok is false when the event is not about a shell command, or the
+// command never ran):
+//
+//   - Claude Code: PostToolUse for a command that succeeded;
+//     PostToolUseFailure with "Exit code N" and the output in error.
+//   - Codex: PostToolUse, whatever the exit status, with the output
+//     alone as tool_response (a string): the status is unknown.
+//   - Gemini CLI: AfterTool, tool_response.llmContent holding "Output:
+//     …" and, for a non-zero status, "Exit Code: N".
+//   - Cursor: postToolUse with tool_output {"output","exitCode"} for a
+//     command that exited 0; postToolUseFailure with error_message.
+//   - OpenCode (memctl's plugin): tool_response {"exit","output"}.
+func ShellCall(in HookInput, runtime string) (ShellRun, bool) {
+	if !IsShellTool(in.ToolName) || in.ToolNotRun {
+		return ShellRun{}, false
 	}
-	if cmd = ShellCommand(in.ToolInput); cmd == "" {
-		return "", 0, "", false
+	run := ShellRun{Command: ShellCommand(in.ToolInput)}
+	if run.Command == "" {
+		return ShellRun{}, false
+	}
+	failed := func(code int, out string) (ShellRun, bool) {
+		run.ExitCode, run.Failed, run.Output = code, true, errorExcerpt(out)
+		return run, true
+	}
+	switch runtime {
+	case "codex":
+		var out string
+		if json.Unmarshal(in.ToolResponse, &out) != nil {
+			out = string(in.ToolResponse)
+		}
+		run.ExitCode, run.Output = -1, errorExcerpt(out)
+		return run, true
+	case "gemini":
+		var resp struct {
+			LLMContent json.RawMessage `json:"llmContent"`
+			Error      *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(in.ToolResponse, &resp)
+		var text string
+		_ = json.Unmarshal(resp.LLMContent, &text)
+		code, out := geminiShellResult(text)
+		if resp.Error != nil && resp.Error.Message != "" {
+			return failed(-1, strings.TrimSpace(out+"\n"+resp.Error.Message))
+		}
+		if code != 0 {
+			return failed(code, out)
+		}
+		return run, true
+	case "cursor":
+		if in.ToolError != "" || strings.HasSuffix(in.Event, "Failure") {
+			return failed(-1, in.ToolError)
+		}
+		var resp struct {
+			Output   *string `json:"output"`
+			Stdout   *string `json:"stdout"`
+			Stderr   string  `json:"stderr"`
+			ExitCode *int    `json:"exitCode"`
+		}
+		raw := in.ToolResponse
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			raw = json.RawMessage(s) // tool_output is JSON in a string
+		}
+		_ = json.Unmarshal(raw, &resp)
+		if resp.ExitCode != nil && *resp.ExitCode != 0 {
+			out := resp.Stderr
+			for _, p := range []*string{resp.Output, resp.Stdout} {
+				if p != nil {
+					out = *p + "\n" + out
+				}
+			}
+			return failed(*resp.ExitCode, out)
+		}
+		return run, true
+	case "opencode":
+		var resp struct {
+			Exit   *int   `json:"exit"`
+			Output string `json:"output"`
+		}
+		_ = json.Unmarshal(in.ToolResponse, &resp)
+		switch {
+		case resp.Exit == nil: // cut short: a timeout or the user
+			run.ExitCode = -1
+		case *resp.Exit != 0:
+			return failed(*resp.Exit, resp.Output)
+		}
+		return run, true
 	}
 	if in.ToolError == "" && !strings.HasSuffix(in.Event, "Failure") {
-		return cmd, 0, "", true
+		return run, true
 	}
 	code, out := claudeExit(in.ToolError, true)
-	return cmd, code, errorExcerpt(out), true
+	return failed(code, out)
+}
+
+// geminiShellResult reads Gemini CLI's run_shell_command result text:
+// "Output: …", then lines it adds only when they apply (Error:, Exit
+// Code:, Signal:, Background PIDs:, Process Group PGID:), inside
+// <untrusted_context> since v0.49; before v0.27 "Command:" and
+// "Directory:" lines came first. The added lines are read from the end,
+// so that output which itself prints "Error: …" stays output. The exit
+// status is 0 when no "Exit Code:" line says otherwise.
+func geminiShellResult(text string) (int, string) {
+	text = strings.TrimSpace(text)
+	text = strings.TrimPrefix(text, "<untrusted_context>")
+	text = strings.TrimSuffix(text, "</untrusted_context>")
+	lines := strings.Split(strings.Trim(text, "\r\n"), "\n")
+	code := 0
+	var errs []string
+	for len(lines) > 1 {
+		l := strings.TrimRight(lines[len(lines)-1], "\r")
+		if n, ok := strings.CutPrefix(l, "Exit Code: "); ok {
+			if c, err := strconv.Atoi(strings.TrimSpace(n)); err == nil {
+				code = c
+			}
+		} else if e, ok := strings.CutPrefix(l, "Error: "); ok {
+			if e != "(none)" {
+				errs = append(errs, e) // the shell could not run the command
+			}
+		} else if !strings.HasPrefix(l, "Signal: ") && !strings.HasPrefix(l, "Background PIDs: ") && !strings.HasPrefix(l, "Process Group PGID: ") {
+			break
+		}
+		lines = lines[:len(lines)-1]
+	}
+	for len(lines) > 0 && (strings.HasPrefix(lines[0], "Command: ") || strings.HasPrefix(lines[0], "Directory: ")) {
+		lines = lines[1:]
+	}
+	out := strings.TrimPrefix(strings.Join(lines, "\n"), "Output: ")
+	if out == "(empty)" {
+		out = ""
+	}
+	return code, strings.TrimSpace(strings.Join(append([]string{out}, errs...), "\n"))
 }
 
 // IsShellTool reports whether a tool event's tool_name is a runtime's
-// shell: Claude Code's Bash, Codex's shell, local_shell and exec_command,
-// Gemini CLI's run_shell_command, Cursor's terminal.
+// shell: Claude Code's and Codex's Bash (Codex's older shell, local_shell
+// and exec_command), Gemini CLI's run_shell_command, Cursor's Shell,
+// OpenCode's bash.
 func IsShellTool(name string) bool {
 	switch name {
-	case "Bash", "shell", "run_shell_command", "local_shell", "exec_command", "terminal":
+	case "Bash", "shell", "run_shell_command", "local_shell", "exec_command", "Shell", "bash":
 		return true
 	}
 	return false

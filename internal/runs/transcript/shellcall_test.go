@@ -2,30 +2,76 @@ package transcript
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
 func TestShellCall(t *testing.T) {
 	t.Parallel()
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	gemini := func(content string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"llmContent": content, "returnDisplay": "x"})
+		return b
+	}
 	for _, c := range []struct {
+		name    string
+		runtime string
 		in      HookInput
-		cmd     string
-		exit    int
-		errText string
+		want    ShellRun
 		ok      bool
 	}{
-		{HookInput{Event: "PostToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"go vet ./..."}`)}, "go vet ./...", 0, "", true},
-		{HookInput{Event: "PostToolUseFailure", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"go test ./..."}`),
-			ToolError: "Exit code 2\n--- FAIL: TestX\nFAIL\tpkg"}, "go test ./...", 2, "--- FAIL: TestX\nFAIL\tpkg", true},
-		{HookInput{Event: "PostToolUseFailure", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"x"}`),
-			ToolError: "could not start the shell"}, "x", -1, "could not start the shell", true},
-		{HookInput{Event: "PostToolUse", ToolName: "exec_command", ToolInput: json.RawMessage(`{"cmd":["go","build","./..."]}`)}, "go build ./...", 0, "", true},
-		{HookInput{Event: "PostToolUse", ToolName: "Edit", ToolInput: json.RawMessage(`{"file_path":"a.go"}`)}, "", 0, "", false},
-		{HookInput{Event: "PostToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{}`)}, "", 0, "", false},
+		{"claude ok", "claude", HookInput{Event: "PostToolUse", ToolName: "Bash", ToolInput: raw(`{"command":"go vet ./..."}`)},
+			ShellRun{Command: "go vet ./..."}, true},
+		{"claude failure", "claude", HookInput{Event: "PostToolUseFailure", ToolName: "Bash", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolError: "Exit code 2\n--- FAIL: TestX\nFAIL\tpkg"}, ShellRun{"go test ./...", 2, true, "--- FAIL: TestX\nFAIL\tpkg"}, true},
+		{"claude failure without a status", "claude", HookInput{Event: "PostToolUseFailure", ToolName: "Bash", ToolInput: raw(`{"command":"x"}`),
+			ToolError: "could not start the shell"}, ShellRun{"x", -1, true, "could not start the shell"}, true},
+		{"argv words", "claude", HookInput{Event: "PostToolUse", ToolName: "exec_command", ToolInput: raw(`{"cmd":["go","build","./..."]}`)},
+			ShellRun{Command: "go build ./..."}, true},
+		{"an edit", "claude", HookInput{Event: "PostToolUse", ToolName: "Edit", ToolInput: raw(`{"file_path":"a.go"}`)}, ShellRun{}, false},
+		{"no command", "claude", HookInput{Event: "PostToolUse", ToolName: "Bash", ToolInput: raw(`{}`)}, ShellRun{}, false},
+		{"codex: output, status unknown", "codex", HookInput{Event: "PostToolUse", ToolName: "Bash", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolResponse: raw(`"--- FAIL: TestX\nFAIL\tpkg\n"`)}, ShellRun{"go test ./...", -1, false, "--- FAIL: TestX\nFAIL\tpkg"}, true},
+		{"gemini ok", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"ls"}`),
+			ToolResponse: gemini("<untrusted_context>\nOutput: a.go\nProcess Group PGID: 4242\n</untrusted_context>")}, ShellRun{Command: "ls"}, true},
+		{"gemini failure", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolResponse: gemini("<untrusted_context>\nOutput: Error: not what Gemini says\n--- FAIL: TestX\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>")},
+			ShellRun{"go test ./...", 1, true, "Error: not what Gemini says\n--- FAIL: TestX"}, true},
+		{"gemini before v0.27", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"false"}`),
+			ToolResponse: gemini("Command: false\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7")},
+			ShellRun{"false", 1, true, ""}, true},
+		{"gemini could not run it", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"x"}`),
+			ToolResponse: raw(`{"llmContent":"Output: (empty)","error":{"message":"spawn ENOENT","type":"shell_execute_error"}}`)},
+			ShellRun{"x", -1, true, "spawn ENOENT"}, true},
+		{"cursor ok", "cursor", HookInput{Event: "postToolUse", ToolName: "Shell", ToolInput: raw(`{"command":"ls"}`),
+			ToolResponse: raw(`"{\"output\":\"a.go\",\"exitCode\":0}"`)}, ShellRun{Command: "ls"}, true},
+		{"cursor failure", "cursor", HookInput{Event: "postToolUseFailure", ToolName: "Shell", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolError: "--- FAIL: TestX\nFAIL\tpkg"}, ShellRun{"go test ./...", -1, true, "--- FAIL: TestX\nFAIL\tpkg"}, true},
+		{"cursor denied", "cursor", HookInput{Event: "postToolUseFailure", ToolName: "Shell", ToolInput: raw(`{"command":"rm -rf /"}`),
+			ToolError: "denied", ToolNotRun: true}, ShellRun{}, false},
+		{"opencode failure", "opencode", HookInput{Event: "post-tool-use", ToolName: "bash", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolResponse: raw(`{"exit":1,"output":"--- FAIL: TestX\n"}`)}, ShellRun{"go test ./...", 1, true, "--- FAIL: TestX"}, true},
+		{"opencode cut short", "opencode", HookInput{Event: "post-tool-use", ToolName: "bash", ToolInput: raw(`{"command":"sleep 999"}`),
+			ToolResponse: raw(`{"exit":null,"output":""}`)}, ShellRun{Command: "sleep 999", ExitCode: -1}, true},
 	} {
-		cmd, exit, errText, ok := ShellCall(c.in)
-		if cmd != c.cmd || exit != c.exit || errText != c.errText || ok != c.ok {
-			t.Errorf("ShellCall(%s %s) = %q %d %q %v, want %q %d %q %v", c.in.ToolName, c.in.ToolInput, cmd, exit, errText, ok, c.cmd, c.exit, c.errText, c.ok)
+		got, ok := ShellCall(c.in, c.runtime)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: ShellCall = %+v %v, want %+v %v", c.name, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// Cursor's failure and output fields land where every runtime's do.
+func TestParseHookInputCursorTool(t *testing.T) {
+	t.Parallel()
+	in, err := ParseHookInput(strings.NewReader(`{"conversation_id":"c1","workspace_roots":["/w"],"hook_event_name":"postToolUseFailure",` +
+		`"tool_name":"Shell","tool_input":{"command":"x"},"error_message":"boom","failure_type":"timeout"}`))
+	if err != nil || in.ToolError != "boom" || in.ToolNotRun || in.SessionID != "c1" || in.Cwd != "/w" {
+		t.Errorf("%+v %v", in, err)
+	}
+	in, err = ParseHookInput(strings.NewReader(`{"conversation_id":"c1","hook_event_name":"postToolUse","tool_name":"Shell",` +
+		`"tool_output":"{\"output\":\"\",\"exitCode\":0}","failure_type":"permission_denied"}`))
+	if err != nil || string(in.ToolResponse) != `"{\"output\":\"\",\"exitCode\":0}"` || !in.ToolNotRun {
+		t.Errorf("%+v %v", in, err)
 	}
 }

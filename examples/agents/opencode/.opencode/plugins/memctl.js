@@ -1,7 +1,7 @@
 // memctl: written by `memctl hooks install opencode`; `memctl hooks uninstall opencode` removes it.
 // It runs memctl's hook adapter (memctl help agents, "Hooks, per runtime").
-const hook = async ($, directory, event, sessionID) => {
-  const input = JSON.stringify({ session_id: sessionID ?? "", cwd: directory, hook_event_name: event })
+const hook = async ($, directory, event, sessionID, extra) => {
+  const input = JSON.stringify({ session_id: sessionID ?? "", cwd: directory, hook_event_name: event, ...extra })
   try {
     return await $`memctl hook opencode ${event} < ${new Response(input)}`.cwd(directory).quiet().nothrow().text()
   } catch {
