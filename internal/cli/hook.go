@@ -134,6 +134,13 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 	if herr != nil {
 		warn("%v; going on without it", herr)
 	}
+	if a := hooks.ActionOf(event); rt.Name == "claude" && in.Runtime == runtranscript.RuntimeCursor && (a == hooks.ActionWarn || a == hooks.ActionRecord) {
+		// Cursor runs Claude Code's hooks too (on by default), with its own
+		// payloads: a tool event is answered as Cursor's ({} rather than
+		// nothing, which blocks the tool in some of its builds) and
+		// recorded as Cursor's session.
+		rt, _ = hooks.Lookup("cursor")
+	}
 	switch hooks.ActionOf(event) {
 	case hooks.ActionPrime:
 		return hooks.SessionStartOutput(rt, hookContext(ctx, env, in, warn))
