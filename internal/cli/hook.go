@@ -45,15 +45,20 @@ Codex and Gemini CLI, {"additional_context":"…"} for Cursor, the text for
 OpenCode's plugin; outside a workspace the envelope is empty. The other
 events record the session as memctl flush does (post-compact keeps the
 compaction's summary in the run record) and print nothing, except Codex's
-stop, which prints {"continue":true}. pre-tool-use (Claude Code's
-PreToolUse) looks at the files the tool will touch and, when past runs
-failed in them, prints {"hookSpecificOutput":{"hookEventName":"PreToolUse",
-"additionalContext":"…"}} with the runs and playbooks, once per file and
-session; otherwise nothing. It never blocks the tool. post-tool-use
-(PostToolUse and PostToolUseFailure) records a shell command in the
-session's run record at once, with its exit status and, when it failed,
-its error; when that error's signature has an approved playbook, Claude
-Code gets the playbook the same way.
+stop, which prints {"continue":true}.
+
+pre-tool-use (Claude Code's and Codex's PreToolUse) looks at the files the
+tool will touch and, when past runs failed in them, prints
+{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":
+"…"}} with the runs and playbooks, once per file and session; otherwise
+nothing. Runtimes whose pre-tool event cannot carry a text get {} (Gemini
+CLI, Cursor) and the warning comes after the edit. post-tool-use records a
+shell command in the session's run record at once, with its exit status
+and, when it failed, its error; when that error's signature has an
+approved playbook, the agent gets the playbook in the runtime's envelope
+(AfterTool's for Gemini CLI, {"additional_context":"…"} for Cursor, the
+text for OpenCode's plugin). After an edit it gives the warning
+pre-tool-use would have. Neither ever blocks the tool.
 
 A hook must never get in the agent's way: hook exits 0 whatever happens,
 with at most one warning on stderr, within a 5-second budget.`,
