@@ -49,8 +49,9 @@ stop, which prints {"continue":true}.
 
 pre-tool-use (Claude Code's and Codex's PreToolUse) looks at the files the
 tool will touch and, when past runs failed in them, prints
-{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":
-"…"}} with the runs and playbooks, once per file and session; otherwise
+{"hookSpecificOutput":
+{"hookEventName":"PreToolUse","additionalContext":"…"}} with the runs and
+playbooks, once per file and session; otherwise
 nothing. Runtimes whose pre-tool event cannot carry a text get {} (Gemini
 CLI, Cursor) and the warning comes after the edit. post-tool-use records a
 shell command in the session's run record at once, with its exit status

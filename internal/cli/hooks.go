@@ -69,7 +69,7 @@ func newHooksChangeCmd(env *Env, install bool) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.mcp, "mcp", false, "also register (or remove) memctl's MCP server, memctl mcp")
 	if install {
 		cmd.Flags().BoolVar(&opts.triggered, "triggered", false,
-			"also the tool events: what broke before in the files an edit touches, and commands recorded as they run (each runtime as it allows: docs/agents.md)")
+			"also the tool events: what broke before in the files an edit touches, and commands recorded as they run (each runtime as it allows: memctl help agents)")
 	}
 	return cmd
 }

@@ -79,7 +79,7 @@ export const MemctlPlugin = async ({ $, directory }) => ({
       if (!tools.has(input.tool) || !args) return
       const response = input.tool === "bash" ? { exit: output.metadata?.exit ?? null, output: cut(output.output) } : undefined
       const text = await hook($, directory, "post-tool-use", input.sessionID, { tool_name: input.tool, tool_input: args, tool_response: response })
-      if (text.trim() !== "" && typeof output.output === "string") output.output += "\n\n" + text.trim()
+      if (text.trim() !== "" && typeof output.output === "string") output.output = output.output.replace(/\s+$/, "") + "\n\n" + text.trim()
     } catch {}
   },
 `
