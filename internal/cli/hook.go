@@ -108,7 +108,7 @@ func runHook(ctx context.Context, env *Env, args []string) (err error) {
 	case hooks.ActionPrime:
 		fallback = hooks.SessionStartOutput(rt, "")
 	case hooks.ActionWarn, hooks.ActionRecord:
-		fallback = hooks.ToolOutput(rt, event, "", "")
+		fallback = hooks.ToolFallback(rt, event)
 	}
 	ctx, cancel := context.WithTimeout(ctx, defaultFlushTimeout)
 	defer cancel()
@@ -163,7 +163,11 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 		}
 		// An edit, for runtimes whose pre-tool event cannot say what broke
 		// before: said with its result, once per file and session as
-		// before a tool.
+		// before a tool. Not for an edit that failed: the runtime hands its
+		// model the error alone, and the warning would be spent unread.
+		if runtranscript.ToolFailed(in) {
+			return hooks.ToolOutput(rt, event, in.Event, "")
+		}
 		return hooks.ToolOutput(rt, event, in.Event, toolWarning(env, rt, in, warn))
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)

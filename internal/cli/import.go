@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memctl/memctl/internal/app"
 	"github.com/memctl/memctl/internal/archive"
 	"github.com/memctl/memctl/internal/config"
 	"github.com/memctl/memctl/internal/tasks"
@@ -111,6 +112,12 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 		BackupDir: backups})
 	if err != nil {
 		return importError(err)
+	}
+	if !opts.dryRun {
+		// Runs and playbooks written at once: the tool hooks' index is
+		// built again rather than trusted on stamps a burst of writes may
+		// leave as they were.
+		app.RunStore(ws).ForgetIndex()
 	}
 	if n := res.Count(archive.ActionOverwrite); n > 0 && !opts.dryRun {
 		rel, _ := filepath.Rel(ws.Root, backups)

@@ -97,6 +97,18 @@ func ToolOutput(rt *Runtime, event, inputEvent, text string) []byte {
 	return envelope("PostToolUse")
 }
 
+// ToolFallback is what rt's hook for a tool event prints when it gives up
+// (out of time, a crash): ToolOutput's empty answer, except that Claude
+// Code's hooks print {}, which Claude Code reads as nothing to say and
+// Cursor, which runs Claude Code's hooks too, needs from a preToolUse
+// hook (an empty answer blocks the tool in some of its builds).
+func ToolFallback(rt *Runtime, event string) []byte {
+	if rt.Name == "claude" {
+		return []byte("{}\n")
+	}
+	return ToolOutput(rt, event, "", "")
+}
+
 // SessionStartOutput is what rt's session-start hook prints for text, the
 // context pack: Claude Code, Codex and Gemini CLI read
 // {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":…}},

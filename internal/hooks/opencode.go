@@ -77,8 +77,11 @@ export const MemctlPlugin = async ({ $, directory }) => ({
       const args = input.args ?? calls.get(input.callID)
       calls.delete(input.callID)
       if (!tools.has(input.tool) || !args) return
+      // What memctl reads: the command, or the file and the patch (not a
+      // write's whole content).
+      const toolInput = input.tool === "bash" ? { command: args.command } : { filePath: args.filePath, patchText: args.patchText }
       const response = input.tool === "bash" ? { exit: output.metadata?.exit ?? null, output: cut(output.output) } : undefined
-      const text = await hook($, directory, "post-tool-use", input.sessionID, { tool_name: input.tool, tool_input: args, tool_response: response })
+      const text = await hook($, directory, "post-tool-use", input.sessionID, { tool_name: input.tool, tool_input: toolInput, tool_response: response })
       if (text.trim() !== "" && typeof output.output === "string") output.output = output.output.replace(/\s+$/, "") + "\n\n" + text.trim()
     } catch {}
   },
@@ -112,8 +115,8 @@ func installPlugin(rt *Runtime, p Place, triggered bool) (Result, error) {
 		return res, err
 	}
 	want := plugin
-	if triggered || cur.existed && bytes.Equal(cur.data, []byte(pluginTriggered)) {
-		want = pluginTriggered
+	if triggered || cur.existed && pluginState(cur.data) != NotInstalled && bytes.Contains(cur.data, []byte(`"tool.execute.after"`)) {
+		want = pluginTriggered // memctl's, with the tool handlers (this memctl's or an older one's): kept
 	}
 	if cur.existed {
 		switch {

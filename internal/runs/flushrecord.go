@@ -209,6 +209,17 @@ func mergeFlush(old, new *Record) *Record {
 		})
 		old = &o
 	}
+	// A command a tool hook recorded without its exit status (Codex passes
+	// none) gives way to the same command as the transcript has it, status
+	// and all: one command, not two.
+	known := func(c Command) bool {
+		return c.ExitCode < 0 && slices.ContainsFunc(new.Commands, func(n Command) bool { return n.Cmd == c.Cmd && n.ExitCode >= 0 })
+	}
+	if slices.ContainsFunc(old.Commands, known) {
+		o := *old
+		o.Commands = slices.DeleteFunc(slices.Clone(old.Commands), known)
+		old = &o
+	}
 	return Merge(old, new)
 }
 

@@ -107,10 +107,10 @@ func (s Store) GC(opts GCOptions) (GCResult, error) {
 	for d := range dirs {
 		_ = os.Remove(d) // only succeeds when empty, which is the point
 	}
-	if len(dirs) > 0 && s.Index != "" {
+	if len(dirs) > 0 {
 		// Built again by the next hook: the removals changed the stamps,
 		// but one in the tick of the index's key might not have.
-		_ = os.Remove(s.Index)
+		s.ForgetIndex()
 	}
 	return res, nil
 }

@@ -197,9 +197,9 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 	for i := range in.Errors {
 		in.Errors[i].Excerpt = Cut(in.Errors[i].Excerpt, MaxExcerpt)
 	}
-	before := s.indexBefore()
 	p, err := s.Find(r.RunID)
 	created := errors.Is(err, ErrNotFound)
+	var before *putState // the hook index as it was, to keep it current
 	switch {
 	case created:
 		t := in.StartedAt
@@ -207,6 +207,7 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 			t = opts.Now
 		}
 		p = s.PathOf(r.RunID, t)
+		before = s.indexBefore(p)
 		if _, err := fsx.MkdirAll(filepath.Dir(p)); err != nil {
 			return Entry{}, false, err
 		}
@@ -222,12 +223,13 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 			merge = Merge
 		}
 		in = merge(old.Record, in)
+		before = s.indexBefore(p)
 	}
 	in.SchemaVersion = SchemaVersion
 	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {
 		return Entry{}, false, err
 	}
-	s.indexPut(before, in)
+	s.indexPut(before, created, in)
 	return Entry{Path: s.rel(p), Record: in, Redactions: redacted, file: p}, created, nil
 }
 

@@ -95,7 +95,6 @@ func TestWarnIndexedAgreesWithWarn(t *testing.T) {
 		ids, ok := s.warnCandidates(req)
 		return !ok || len(ids) > 0
 	}
-	t.Parallel()
 	s := newStore(t)
 	books := filepath.Join(filepath.Dir(s.Dir), "playbooks")
 	s.Index, s.Playbooks = filepath.Join(t.TempDir(), "warn.index"), books
@@ -132,10 +131,20 @@ func TestWarnIndexedAgreesWithWarn(t *testing.T) {
 			t.Errorf("%s: nothing ever failed there, the index says maybe", f)
 		}
 	}
-	// A new failure in a new file: the index follows.
+	// A new failure in a new file: the index, written and current, follows
+	// the write without a listing.
+	s.TryLock = func() (func(), bool) { return func() {}, true }
+	waitRacyWindow()
+	if _, err := s.WarnIndexed(req("x/y/z.go")); err != nil || !indexCurrent(t, s) {
+		t.Fatalf("no index written: %v", err)
+	}
 	mustPut(t, s, &Record{RunID: "r-new", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"x/y/z.go"}})
+	before := listings.Load()
 	if !mayWarn(s, req("x/y/z.go")) {
 		t.Error("the index did not follow a new record")
+	}
+	if n := listings.Load() - before; n != 0 {
+		t.Errorf("the index was listed again %d times after a write of memctl's", n)
 	}
 }
 

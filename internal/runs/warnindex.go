@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memctl/memctl/internal/fsx"
 )
@@ -33,28 +34,40 @@ import (
 //     a session with no record is known to have none (SessionRunIndexed).
 //
 // The index is keyed by the stamps of the runs directory, each month's
-// directory and the playbooks directory, which every record written
-// (atomically: a rename), added or removed changes.
+// directory, the playbooks directory and each playbook, which every
+// record written (atomically: a rename), added or removed, and every
+// playbook changed, changes.
 //
 // Only a holder of the workspace lock writes the index. A record Put
 // writes (under the lock, as Put's callers hold it) updates the index in
-// the same breath when it was current before the write, so the next hook
-// finds it current again: an agent's shell command and its next edit do
-// not pay for a rebuild between them. An index built by listing the runs
-// is written only when its key was taken FineRacyWindow after the newest
-// of its stamps: a change by another program (git) in the same tick of a
+// the same breath when it was current before the write and nothing but
+// that record changed meanwhile: every other stamp as it was, the
+// record's month holding as many files as it should; otherwise Put
+// removes the index. So an agent's shell command and its next edit do not
+// pay for a rebuild between them. An index built by listing the runs is
+// written only when its key was taken FineRacyWindow after the newest of
+// its stamps: a change by another program (git) in the same tick of a
 // coarse clock could leave the stamps as they were. What is left is a
-// change by another program in the same tick as a write of memctl's, in
-// the same month directory: the index misses it until the next write
-// there.
+// record another program rewrites under its own name, in the same month
+// and the same moment as a write of memctl's, or any record edited in
+// place (its directory's stamp stays): an index carried from write to
+// write is built again once it is ten minutes older than the newest
+// change (carryLimit), which bounds how long such a miss lasts.
+
+// carryLimit is how far the runs may move on (their newest stamp) from the
+// index's last full build before a hook builds it again.
+const carryLimit = 10 * time.Minute
 
 // warnIndexVersion is part of the index's key: raised whenever its
 // layout or what it holds changes, so that an index another memctl wrote
 // is built again, not misread.
-const warnIndexVersion = 3
+const warnIndexVersion = 4
 
 type warnIndex struct {
 	Key string `json:"key"`
+	// Built is when the index was last built from a listing (the file
+	// system's time, Unix nanoseconds); writes carry it on.
+	Built int64 `json:"built"`
 	// Runs maps each recorded path to the runs that name it (failed, or
 	// cited by a playbook).
 	Runs map[string][]string `json:"runs"`
@@ -214,11 +227,12 @@ func (s Store) hookIndex(locked bool) (warnIndex, bool) {
 	if s.Index == "" {
 		return warnIndex{}, false
 	}
-	key, _, ok := s.indexKey()
+	st, ok := s.indexStamps()
 	if !ok {
 		return warnIndex{}, false
 	}
-	if idx, ok := s.readIndex(key); ok {
+	key := st.key()
+	if idx, ok := s.readIndex(key, st.newest); ok {
 		return idx, true
 	}
 	if !locked && s.TryLock != nil {
@@ -227,10 +241,11 @@ func (s Store) hookIndex(locked bool) (warnIndex, bool) {
 			locked = true
 			// Taken under the lock: no memctl writes the runs while the
 			// index is built.
-			if key, _, ok = s.indexKey(); !ok {
+			if st, ok = s.indexStamps(); !ok {
 				return warnIndex{}, false
 			}
-			if idx, ok := s.readIndex(key); ok {
+			key = st.key()
+			if idx, ok := s.readIndex(key, st.newest); ok {
 				return idx, true
 			}
 		}
@@ -251,12 +266,12 @@ func (s Store) hookIndex(locked bool) (warnIndex, bool) {
 			if err != nil {
 				return err
 			}
-			var newest int64
-			if idx, newest, err = s.buildIndex(key); err != nil {
+			if idx, err = s.buildIndex(key); err != nil {
 				return err
 			}
 			built = true
-			if !fsx.SettledFine(fi.ModTime().UnixNano(), newest) {
+			idx.Built = fi.ModTime().UnixNano()
+			if !fsx.SettledFine(idx.Built, st.newest) {
 				return errUnsettled
 			}
 			data, err := json.Marshal(idx)
@@ -269,22 +284,35 @@ func (s Store) hookIndex(locked bool) (warnIndex, bool) {
 	}
 	if !built {
 		var err error
-		if idx, _, err = s.buildIndex(key); err != nil {
+		if idx, err = s.buildIndex(key); err != nil {
 			return warnIndex{}, false
 		}
 	}
 	return idx, true
 }
 
+// ForgetIndex removes the hook index, for a writer that changes the runs
+// or playbooks other than through Put (import): the next hook builds it
+// again. The caller holds the workspace lock.
+func (s Store) ForgetIndex() {
+	if s.Index != "" {
+		_ = os.Remove(s.Index)
+	}
+}
+
 // errUnsettled stops the write of an index whose key may have been taken
 // in the tick of a change it does not hold.
 var errUnsettled = errors.New("the index's key is within the racy window")
 
-// readIndex is the index file when its key is key.
-func (s Store) readIndex(key string) (warnIndex, bool) {
+// readIndex is the index file when its key is key and it was built from
+// a listing less than carryLimit before newest, the newest stamp.
+func (s Store) readIndex(key string, newest int64) (warnIndex, bool) {
 	var idx warnIndex
 	data, err := os.ReadFile(s.Index)
 	if err != nil || json.Unmarshal(data, &idx) != nil || idx.Key != key || idx.Runs == nil {
+		return warnIndex{}, false
+	}
+	if newest-idx.Built > int64(carryLimit) {
 		return warnIndex{}, false
 	}
 	return idx, true
@@ -301,47 +329,75 @@ func (s Store) writeIndex(idx warnIndex) {
 	}
 }
 
-// indexKey is the stamps of the runs directory, its months and the
-// playbooks directory, hashed, and the newest of their times.
-func (s Store) indexKey() (string, int64, bool) {
-	h := sha256.New()
-	fmt.Fprintf(h, "hook index %d\n", warnIndexVersion)
-	var newest int64
-	add := func(p string) bool {
-		st, err := fsx.StatStamp(p)
+// indexStamps are the stamps the index is keyed by, by path: the runs
+// directory, each month's directory, the playbooks directory and each
+// file in it (a playbook edited in place changes only its own). newest
+// is the newest of their times.
+type indexStamps struct {
+	paths  []string
+	stamps map[string]fsx.Stamp
+	newest int64
+}
+
+func (s Store) indexStamps() (indexStamps, bool) {
+	st := indexStamps{stamps: map[string]fsx.Stamp{}}
+	add := func(p string, fs fsx.Stamp) {
+		st.paths = append(st.paths, p)
+		st.stamps[p] = fs
+		st.newest = max(st.newest, fs.Newest())
+	}
+	stat := func(p string) bool {
+		fs, err := fsx.StatStamp(p)
 		if err != nil && !os.IsNotExist(err) {
 			return false
 		}
-		fmt.Fprintf(h, "%s %d %d %d %d\n", p, st.Size, st.ModTime, st.ChangeTime, st.Ino)
-		newest = max(newest, st.Newest())
+		add(p, fs)
 		return true
 	}
 	months, err := s.months()
-	if err != nil || !add(s.Dir) {
-		return "", 0, false
+	if err != nil || !stat(s.Dir) {
+		return st, false
 	}
 	for _, m := range months {
-		if !add(filepath.Join(s.Dir, m)) {
-			return "", 0, false
+		if !stat(filepath.Join(s.Dir, m)) {
+			return st, false
 		}
 	}
-	if s.Playbooks != "" && !add(s.Playbooks) {
-		return "", 0, false
+	if s.Playbooks != "" {
+		if !stat(s.Playbooks) {
+			return st, false
+		}
+		books, err := fsx.Stamps(s.Playbooks)
+		if err != nil && !os.IsNotExist(err) {
+			return st, false
+		}
+		for _, b := range books {
+			add(filepath.Join(s.Playbooks, b.Name), b)
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), newest, true
+	return st, true
 }
 
-// buildIndex lists the runs and the playbooks into the index of key, and
-// says the newest time among the stamps of key's sources as taken now.
-func (s Store) buildIndex(key string) (warnIndex, int64, error) {
-	_, newest, _ := s.indexKey()
+// key is the stamps hashed, with the index's format version.
+func (st indexStamps) key() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "hook index %d\n", warnIndexVersion)
+	for _, p := range st.paths {
+		fs := st.stamps[p]
+		fmt.Fprintf(h, "%s %d %d %d %d\n", p, fs.Size, fs.ModTime, fs.ChangeTime, fs.Ino)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// buildIndex lists the runs and the playbooks into the index of key.
+func (s Store) buildIndex(key string) (warnIndex, error) {
 	l, err := s.List(Filter{})
 	if err != nil {
-		return warnIndex{}, 0, err
+		return warnIndex{}, err
 	}
 	books, err := readPlaybooks(s.Playbooks, "")
 	if err != nil {
-		return warnIndex{}, 0, err
+		return warnIndex{}, err
 	}
 	idx := warnIndex{Key: key, Runs: map[string][]string{}}
 	for _, b := range books {
@@ -358,42 +414,107 @@ func (s Store) buildIndex(key string) (warnIndex, int64, error) {
 		idx.add(e.Record, &hs)
 	}
 	idx.setSessions(hs)
-	return idx, newest, nil
+	return idx, nil
+}
+
+// putState is what Put saw of the index before writing a record: the
+// stamps, and how many entries the record's month directory held.
+type putState struct {
+	stamps indexStamps
+	month  string // the record's month directory
+	count  int    // its entries before the write; -1: Put makes it
+}
+
+// indexBefore is the index's state before Put writes the record at file:
+// nil when there is no current index to keep current.
+func (s Store) indexBefore(file string) *putState {
+	if s.Index == "" {
+		return nil
+	}
+	st, ok := s.indexStamps()
+	if !ok {
+		return nil
+	}
+	if _, ok := s.readIndex(st.key(), st.newest); !ok {
+		return nil
+	}
+	ps := &putState{stamps: st, month: filepath.Dir(file), count: -1}
+	names, err := readNames(ps.month)
+	switch {
+	case err == nil:
+		ps.count = len(names)
+	case !os.IsNotExist(err):
+		return nil
+	}
+	return ps
 }
 
 // indexPut carries a record Put wrote (stored, as it now is) into the
-// index, when the index held the runs as they were before the write
-// (before: the key then; "" for no index): the index stays current
-// without a rebuild. The caller holds the workspace lock.
-func (s Store) indexPut(before string, stored *Record) {
-	if before == "" {
+// index, which held the runs as they were before the write (before), when
+// nothing else changed meanwhile: every stamp but the record's month's
+// (and the runs directory's, for a month the write made) as it was, and
+// the month one entry more for a new record, as many for an existing
+// one. Otherwise something else wrote too (git, at the same moment), and
+// the index is removed: the next hook builds it again. The caller holds
+// the workspace lock.
+func (s Store) indexPut(before *putState, created bool, stored *Record) {
+	if before == nil {
 		return
 	}
-	idx, ok := s.readIndex(before)
-	if !ok {
-		return
-	}
-	after, _, ok := s.indexKey()
-	if !ok {
+	idx, ok := s.readIndex(before.stamps.key(), before.stamps.newest)
+	after, ok2 := s.indexStamps()
+	if !ok || !ok2 || !before.onlyRecord(after, created) {
+		_ = os.Remove(s.Index)
 		return
 	}
 	idx.drop(stored.RunID)
 	hs := idx.sessions()
 	idx.add(stored, &hs)
 	idx.setSessions(hs)
-	idx.Key = after
+	idx.Key = after.key()
 	s.writeIndex(idx)
 }
 
-// indexBefore is the index's key before a write of Put: "" when there is
-// no index to keep current.
-func (s Store) indexBefore() string {
-	if s.Index == "" {
-		return ""
+// onlyRecord reports whether after differs from the stamps before only as
+// the record's write explains.
+func (ps *putState) onlyRecord(after indexStamps, created bool) bool {
+	newMonth := ps.count < 0
+	extra := 0
+	if newMonth {
+		extra = 1
 	}
-	key, _, ok := s.indexKey()
-	if !ok {
-		return ""
+	if len(after.paths) != len(ps.stamps.paths)+extra {
+		return false
 	}
-	return key
+	for _, p := range after.paths {
+		old, had := ps.stamps.stamps[p]
+		switch {
+		case p == ps.month:
+			if had == newMonth {
+				return false
+			}
+		case !had:
+			return false
+		case newMonth && p == filepath.Dir(ps.month):
+			// the runs directory: the month made in it changed its stamp
+		case old != after.stamps[p]:
+			return false
+		}
+	}
+	want := max(ps.count, 0)
+	if created {
+		want++
+	}
+	names, err := readNames(ps.month)
+	return err == nil && len(names) == want
+}
+
+// readNames lists a directory's names without a stat each.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }

@@ -29,11 +29,11 @@ func indexedStore(t *testing.T) Store {
 // now: the next hook reads it instead of listing the runs.
 func indexCurrent(t *testing.T, s Store) bool {
 	t.Helper()
-	key, _, ok := s.indexKey()
+	st, ok := s.indexStamps()
 	if !ok {
 		t.Fatal("no key")
 	}
-	_, ok = s.readIndex(key)
+	_, ok = s.readIndex(st.key(), st.newest)
 	return ok
 }
 
@@ -96,10 +96,10 @@ func TestHookIndexFollowsWrites(t *testing.T) {
 	}
 }
 
-// A session no record carries is answered from the index alone; one a
-// record carries under another id than the derived one is still found.
+// A session no record carries is answered from the index alone, without
+// a listing; one a record carries under another id than the derived one
+// is still found.
 func TestSessionRunIndexed(t *testing.T) {
-	t.Parallel()
 	s := indexedStore(t)
 	mustPut(t, s, &Record{RunID: "r-own", StartedAt: day0, SessionID: "s-digest"})
 	waitRacyWindow()
@@ -109,25 +109,14 @@ func TestSessionRunIndexed(t *testing.T) {
 	if !indexCurrent(t, s) {
 		t.Fatal("the index was not built")
 	}
-	// Only the index can say "no record" without a listing: break the
-	// listing and the answer must still come.
-	idx, _ := s.readIndex(mustKey(t, s))
-	if idx.hasSession("s-new") || !idx.hasSession("s-digest") {
-		t.Errorf("sessions in the index: %q", idx.Sessions)
-	}
+	before := listings.Load()
 	id, found, err := s.SessionRunIndexed("claude-code", "s-new")
 	if err != nil || found || id != SessionRunID("claude-code", "s-new") {
 		t.Errorf("s-new: %s %v %v", id, found, err)
 	}
-}
-
-func mustKey(t *testing.T, s Store) string {
-	t.Helper()
-	key, _, ok := s.indexKey()
-	if !ok {
-		t.Fatal("no key")
+	if n := listings.Load() - before; n != 0 {
+		t.Errorf("a session no record carries took %d listings, want none", n)
 	}
-	return key
 }
 
 // A reader that cannot take the lock, or whose key is not settled, does
@@ -136,7 +125,13 @@ func mustKey(t *testing.T, s Store) string {
 func TestHookIndexWrittenOnlyUnderTheLockAndSettled(t *testing.T) {
 	t.Parallel()
 	s := indexedStore(t)
-	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	e := mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	// The month written a moment ago: its time in the future, so that the
+	// key is within the racy window however slow this machine is.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Dir(s.fileOf(e)), later, later); err != nil {
+		t.Fatal(err)
+	}
 	req := WarnRequest{Files: []string{"a.go"}}
 	res, err := s.WarnIndexed(req)
 	if err != nil || len(res.Runs) != 1 {
@@ -145,7 +140,10 @@ func TestHookIndexWrittenOnlyUnderTheLockAndSettled(t *testing.T) {
 	if _, err := os.Stat(s.Index); err == nil {
 		t.Error("an index whose key was taken within the racy window was written")
 	}
-	waitRacyWindow()
+	if err := os.Chtimes(filepath.Dir(s.fileOf(e)), day0, day0); err != nil {
+		t.Fatal(err)
+	}
+	waitRacyWindow() // the change time Chtimes set
 	busy := s
 	busy.TryLock = func() (func(), bool) { return nil, false }
 	if res, err := busy.WarnIndexed(req); err != nil || len(res.Runs) != 1 {
@@ -217,5 +215,129 @@ func TestSessionHashesRoundTrip(t *testing.T) {
 	}
 	if x.hasSession("s-40") {
 		t.Error("s-40 found")
+	}
+}
+
+// Another program's changes are never absorbed: a record written beside
+// memctl's (git), even in the moment of a write of memctl's, in the same
+// month or another, and a playbook edited in place.
+func TestHookIndexSeesOtherWriters(t *testing.T) {
+	t.Parallel()
+	req := func(f string) WarnRequest { return WarnRequest{Files: []string{f}} }
+	found := func(t *testing.T, s Store, f string) bool {
+		t.Helper()
+		res, err := s.WarnIndexed(req(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Runs) > 0
+	}
+	foreign := func(t *testing.T, s Store, month, id, file string) {
+		t.Helper()
+		r := &Record{RunID: id, StartedAt: day0, Status: StatusFailure, FilesChanged: []string{file}}
+		r.SchemaVersion = SchemaVersion
+		p := filepath.Join(s.Dir, month, id+".json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, Encode(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	current := func(t *testing.T) Store {
+		s := indexedStore(t)
+		mustPut(t, s, &Record{RunID: "r-mine", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+		mustPut(t, s, &Record{RunID: "r-old", StartedAt: day0.AddDate(0, -2, 0), Status: StatusSuccess})
+		waitRacyWindow()
+		if !found(t, s, "a.go") || !indexCurrent(t, s) {
+			t.Fatal("no current index to start from")
+		}
+		return s
+	}
+	month := Month(day0)
+
+	t.Run("beside", func(t *testing.T) {
+		t.Parallel()
+		s := current(t)
+		foreign(t, s, month, "r-git", "git.go")
+		if !found(t, s, "git.go") {
+			t.Error("a record git wrote is missed")
+		}
+	})
+	// Between Put's look at the index and its write, another program
+	// writes: the index must not take the new key without the record.
+	for _, where := range []string{month, Month(day0.AddDate(0, -2, 0)), Month(day0.AddDate(0, -5, 0))} {
+		t.Run("during a write, in "+where, func(t *testing.T) {
+			t.Parallel()
+			s := current(t)
+			rec := &Record{RunID: "r-mine", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go", "b.go"}, SchemaVersion: SchemaVersion}
+			p, err := s.Find("r-mine")
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := s.indexBefore(p)
+			if before == nil {
+				t.Fatal("Put would not keep the index current")
+			}
+			foreign(t, s, where, "r-git", "git.go")
+			if err := os.WriteFile(p, Encode(rec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s.indexPut(before, false, rec)
+			if !found(t, s, "git.go") {
+				t.Error("the record written during memctl's write is missed")
+			}
+			if !found(t, s, "b.go") {
+				t.Error("memctl's own write is missed")
+			}
+		})
+	}
+	t.Run("a playbook edited in place", func(t *testing.T) {
+		t.Parallel()
+		s := current(t)
+		writePlaybook(t, s.Playbooks, "dddddddddddd", "- run:r-nobody\n")
+		waitRacyWindow()
+		if found(t, s, "cited.go") {
+			t.Fatal("cited.go before anything cites it")
+		}
+		mustPut(t, s, &Record{RunID: "r-cited", StartedAt: day0, Status: StatusSuccess, FilesChanged: []string{"cited.go"}})
+		// The playbook now cites r-cited: written in place, its directory's
+		// stamp stays as it was.
+		f, err := os.OpenFile(filepath.Join(s.Playbooks, "dddddddddddd.md"), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("- run:r-cited\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		res, err := s.WarnIndexed(WarnRequest{Files: []string{"cited.go"}, PlaybooksDir: s.Playbooks, PlaybooksRel: ".ledger/playbooks"})
+		if err != nil || len(res.Playbooks) != 1 {
+			t.Errorf("the playbook that now cites r-cited is missed: %+v %v", res, err)
+		}
+	})
+}
+
+// An index carried from write to write is built again once the runs have
+// moved on carryLimit past its last full build.
+func TestHookIndexCarryLimit(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	waitRacyWindow()
+	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
+		t.Fatalf("no index: %v", err)
+	}
+	st, _ := s.indexStamps()
+	idx, _ := s.readIndex(st.key(), st.newest)
+	idx.Built = st.newest - int64(carryLimit) - 1
+	s.writeIndex(idx)
+	if indexCurrent(t, s) {
+		t.Error("an index carried past carryLimit is still current")
+	}
+	idx.Built = st.newest - int64(carryLimit)
+	s.writeIndex(idx)
+	if !indexCurrent(t, s) {
+		t.Error("an index at carryLimit is not current")
 	}
 }

@@ -253,13 +253,15 @@ func ShellCall(in HookInput, runtime string) (ShellRun, bool) {
 		_ = json.Unmarshal(in.ToolResponse, &resp)
 		var text string
 		_ = json.Unmarshal(resp.LLMContent, &text)
-		code, out := geminiShellResult(text)
-		if resp.Error != nil && resp.Error.Message != "" {
+		spawnErr := resp.Error != nil && resp.Error.Message != ""
+		code, fail, out := geminiShellResult(text, spawnErr)
+		if spawnErr {
 			return failed(-1, strings.TrimSpace(out+"\n"+resp.Error.Message))
 		}
-		if code != 0 {
+		if fail {
 			return failed(code, out)
 		}
+		run.ExitCode = code
 		return run, true
 	case "cursor":
 		if in.ToolError != "" || strings.HasSuffix(in.Event, "Failure") {
@@ -309,30 +311,44 @@ func ShellCall(in HookInput, runtime string) (ShellRun, bool) {
 }
 
 // geminiShellResult reads Gemini CLI's run_shell_command result text:
-// "Output: …", then lines it adds only when they apply (Error:, Exit
-// Code:, Signal:, Background PIDs:, Process Group PGID:), inside
+// "Output: …", then lines it adds only when they apply (Error: when the
+// shell could not run the command, which also sets the result's error;
+// Exit Code:, Signal:, Background PIDs:, Process Group PGID:), inside
 // <untrusted_context> since v0.49; before v0.27 "Command:" and
 // "Directory:" lines came first. The added lines are read from the end,
-// so that output which itself prints "Error: …" stays output. The exit
-// status is 0 when no "Exit Code:" line says otherwise.
-func geminiShellResult(text string) (int, string) {
+// so that output which itself prints "Error: …" stays output (an Error:
+// line is Gemini's only when spawnErr says the result has an error). The
+// exit status is 0 when no "Exit Code:" line says otherwise; a command
+// cut short by the timeout failed, one the user cancelled or sent to the
+// background has no status (-1, not failed), one killed by a signal
+// failed (-1).
+func geminiShellResult(text string, spawnErr bool) (code int, failed bool, out string) {
 	text = strings.TrimSpace(text)
 	text = strings.TrimPrefix(text, "<untrusted_context>")
 	text = strings.TrimSuffix(text, "</untrusted_context>")
-	lines := strings.Split(strings.Trim(text, "\r\n"), "\n")
-	code := 0
+	text = strings.Trim(text, "\r\n")
+	switch {
+	case strings.HasPrefix(text, "Command was automatically cancelled"):
+		return -1, true, text
+	case strings.HasPrefix(text, "Command was cancelled"), strings.HasPrefix(text, "Command moved to background"):
+		return -1, false, ""
+	}
+	lines := strings.Split(text, "\n")
 	var errs []string
+	signal := false
 	for len(lines) > 1 {
 		l := strings.TrimRight(lines[len(lines)-1], "\r")
 		if n, ok := strings.CutPrefix(l, "Exit Code: "); ok {
 			if c, err := strconv.Atoi(strings.TrimSpace(n)); err == nil {
 				code = c
 			}
-		} else if e, ok := strings.CutPrefix(l, "Error: "); ok {
+		} else if e, ok := strings.CutPrefix(l, "Error: "); ok && (spawnErr || e == "(none)") {
 			if e != "(none)" {
-				errs = append(errs, e) // the shell could not run the command
+				errs = append(errs, e)
 			}
-		} else if !strings.HasPrefix(l, "Signal: ") && !strings.HasPrefix(l, "Background PIDs: ") && !strings.HasPrefix(l, "Process Group PGID: ") {
+		} else if sig, ok := strings.CutPrefix(l, "Signal: "); ok {
+			signal = signal || sig != "(none)"
+		} else if !strings.HasPrefix(l, "Background PIDs: ") && !strings.HasPrefix(l, "Process Group PGID: ") {
 			break
 		}
 		lines = lines[:len(lines)-1]
@@ -340,11 +356,36 @@ func geminiShellResult(text string) (int, string) {
 	for len(lines) > 0 && (strings.HasPrefix(lines[0], "Command: ") || strings.HasPrefix(lines[0], "Directory: ")) {
 		lines = lines[1:]
 	}
-	out := strings.TrimPrefix(strings.Join(lines, "\n"), "Output: ")
+	out = strings.TrimPrefix(strings.Join(lines, "\n"), "Output: ")
 	if out == "(empty)" {
 		out = ""
 	}
-	return code, strings.TrimSpace(strings.Join(append([]string{out}, errs...), "\n"))
+	out = strings.TrimSpace(strings.Join(append([]string{out}, errs...), "\n"))
+	if signal && code == 0 {
+		code = -1
+	}
+	return code, code != 0, out
+}
+
+// ToolFailed reports whether a tool event says the tool failed or never
+// ran: Claude Code's and Cursor's failure events, Gemini CLI's result
+// with an error (its model then sees only the error, so nothing added
+// to the result would reach it).
+func ToolFailed(in HookInput) bool {
+	if strings.HasSuffix(in.Event, "Failure") || in.ToolNotRun {
+		return true
+	}
+	var resp struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(in.ToolResponse, &resp) != nil {
+		return false // a string (Codex's, Cursor's tool_output)
+	}
+	switch string(resp.Error) {
+	case "", "null", `""`, "false", "{}":
+		return false
+	}
+	return true
 }
 
 // IsShellTool reports whether a tool event's tool_name is a runtime's

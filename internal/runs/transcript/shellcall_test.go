@@ -37,6 +37,21 @@ func TestShellCall(t *testing.T) {
 		{"gemini failure", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"go test ./..."}`),
 			ToolResponse: gemini("<untrusted_context>\nOutput: Error: not what Gemini says\n--- FAIL: TestX\nExit Code: 1\nProcess Group PGID: 4242\n</untrusted_context>")},
 			ShellRun{"go test ./...", 1, true, "Error: not what Gemini says\n--- FAIL: TestX"}, true},
+		{"gemini: the program's own last line is Error:", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"./build"}`),
+			ToolResponse: gemini("<untrusted_context>\nOutput: compiling\nError: missing symbol\nExit Code: 2\nProcess Group PGID: 4242\n</untrusted_context>")},
+			ShellRun{"./build", 2, true, "compiling\nError: missing symbol"}, true},
+		{"gemini timeout", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"go test ./..."}`),
+			ToolResponse: gemini("<untrusted_context>\nCommand was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled.\n</untrusted_context>")},
+			ShellRun{"go test ./...", -1, true, "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled."}, true},
+		{"gemini cancelled by the user", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"sleep 99"}`),
+			ToolResponse: gemini("Command was cancelled by user before it could complete. There was no output before it was cancelled.")},
+			ShellRun{Command: "sleep 99", ExitCode: -1}, true},
+		{"gemini in the background", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"make serve"}`),
+			ToolResponse: gemini("Command moved to background (PID: 77). Output hidden. Press Ctrl+B to view.")},
+			ShellRun{Command: "make serve", ExitCode: -1}, true},
+		{"gemini killed by a signal", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"./crash"}`),
+			ToolResponse: gemini("<untrusted_context>\nOutput: (empty)\nSignal: SIGSEGV\nProcess Group PGID: 5\n</untrusted_context>")},
+			ShellRun{"./crash", -1, true, ""}, true},
 		{"gemini before v0.27", "gemini", HookInput{Event: "AfterTool", ToolName: "run_shell_command", ToolInput: raw(`{"command":"false"}`),
 			ToolResponse: gemini("Command: false\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 7")},
 			ShellRun{"false", 1, true, ""}, true},
@@ -73,5 +88,26 @@ func TestParseHookInputCursorTool(t *testing.T) {
 		`"tool_output":"{\"output\":\"\",\"exitCode\":0}","failure_type":"permission_denied"}`))
 	if err != nil || string(in.ToolResponse) != `"{\"output\":\"\",\"exitCode\":0}"` || !in.ToolNotRun {
 		t.Errorf("%+v %v", in, err)
+	}
+}
+
+func TestToolFailed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   HookInput
+		want bool
+	}{
+		{HookInput{Event: "PostToolUseFailure"}, true},
+		{HookInput{Event: "postToolUseFailure"}, true},
+		{HookInput{Event: "postToolUse", ToolNotRun: true}, true},
+		{HookInput{Event: "AfterTool", ToolResponse: json.RawMessage(`{"llmContent":"x","error":{"message":"no match","type":"edit_no_occurrence_found"}}`)}, true},
+		{HookInput{Event: "AfterTool", ToolResponse: json.RawMessage(`{"llmContent":"Successfully modified file"}`)}, false},
+		{HookInput{Event: "PostToolUse", ToolResponse: json.RawMessage(`{"filePath":"a.go","success":true}`)}, false},
+		{HookInput{Event: "PostToolUse", ToolResponse: json.RawMessage(`"output text"`)}, false},
+		{HookInput{Event: "postToolUse", ToolResponse: json.RawMessage(`"{\"success\":true}"`)}, false},
+	} {
+		if got := ToolFailed(c.in); got != c.want {
+			t.Errorf("ToolFailed(%s %s) = %v, want %v", c.in.Event, c.in.ToolResponse, got, c.want)
+		}
 	}
 }
