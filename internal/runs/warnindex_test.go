@@ -341,3 +341,31 @@ func TestHookIndexCarryLimit(t *testing.T) {
 		t.Error("an index at carryLimit is not current")
 	}
 }
+
+// The index file reads back as written, paths with tabs, line breaks and
+// quotes included; anything else is no index.
+func TestIndexFileRoundTrip(t *testing.T) {
+	t.Parallel()
+	x := warnIndex{Key: "abc", Built: 1764400000123456789, Cited: []string{"r-1", "r-2"},
+		Runs: map[string][]string{"a.go": {"r-1", "r-3"}, "dir with space/b.go": {"r-2"}, "tab\there.go": {"r-4"}, "line\nbreak.go": {"r-5"}, `"quoted".go`: {"r-6"}}}
+	x.setSessions([]uint64{sessionHash("s1"), sessionHash("s2")})
+	got, ok := decodeIndex(x.encode())
+	if !ok || got.Key != x.Key || got.Built != x.Built || !slices.Equal(got.Cited, x.Cited) || got.Sessions != x.Sessions || len(got.Runs) != len(x.Runs) {
+		t.Fatalf("read back %+v %v, wrote %+v", got, ok, x)
+	}
+	for p, ids := range x.Runs {
+		if !slices.Equal(got.Runs[p], ids) {
+			t.Errorf("%q: %q, want %q", p, got.Runs[p], ids)
+		}
+	}
+	empty := warnIndex{Key: "k", Runs: map[string][]string{}}
+	if got, ok := decodeIndex(empty.encode()); !ok || len(got.Runs) != 0 || len(got.Cited) != 0 {
+		t.Errorf("an empty index: %+v %v", got, ok)
+	}
+	for _, bad := range []string{"", "{}", indexMagic + "\nkey k\n", indexMagic + "\nkey k\nbuilt x\ncited \nsessions \n",
+		indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \nno tab\n", indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \n\"bad\tr-1\n"} {
+		if _, ok := decodeIndex([]byte(bad)); ok {
+			t.Errorf("%q read as an index", bad)
+		}
+	}
+}
