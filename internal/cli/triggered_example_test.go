@@ -87,7 +87,7 @@ func TestTriggeredExample(t *testing.T) {
 	// Each session's failing go test is in its run record, with the
 	// error's signature (Codex's too, which passes no exit status: its
 	// output has the signature of an approved playbook).
-	for rt, sid := range map[string]string{"claude-code": "3f1c2a", "codex": "01a2256a-553b-7ff2-a7a1-7df70497366f",
+	for rt, sid := range map[string]string{"claude-code": "0ff95009-4069-4d42-af23-44a2b85d8bc7", "codex": "01a2256a-553b-7ff2-a7a1-7df70497366f",
 		"gemini": "ee289a04-c227-454a-8254-9743e2b4c1f8", "cursor": "b7e2c1d0-3f4a-4b5c-9d6e-7f8a9b0c1d2e", "opencode": "ses_dda959106ffeDA5jhtzN9xDAUS"} {
 		env.Out, env.Err = &bytes.Buffer{}, &bytes.Buffer{}
 		out := run(t, env, "runs", "show", runs.SessionRunID(rt, sid), "--json")
