@@ -171,6 +171,8 @@ func RunStore(ws *config.Workspace) runs.Store {
 			if err != nil {
 				return nil, false
 			}
+			// Named, as every holder is, for a writer that gives up waiting.
+			_ = l.Announce(fsx.Holder{PID: os.Getpid(), Command: "memctl hook (building the hook index)"})
 			return func() { _ = l.Release() }, true
 		}}
 }
