@@ -168,7 +168,9 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 		if runtranscript.ToolFailed(in) {
 			return hooks.ToolOutput(rt, event, in.Event, "")
 		}
-		return hooks.ToolOutput(rt, event, in.Event, toolWarning(env, rt, in, warn))
+		text := toolWarning(env, rt, in, warn)
+		toolRecordEdit(ctx, env, rt, in, warn)
+		return hooks.ToolOutput(rt, event, in.Event, text)
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 	return hooks.FlushOutput(rt, event)
@@ -245,6 +247,25 @@ func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscri
 		return ""
 	}
 	return trigger.PlaybookText(books, config.PlaybooksDir, sig)
+}
+
+// toolRecordEdit records the files an edit a post-tool-use hook reports
+// wrote in the session's run record (files_changed), as a flush finds
+// them in a transcript: for the runtimes whose transcript memctl does not
+// read, a failure later in the session is then tied to them.
+func toolRecordEdit(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) {
+	freq, ok := flushRequest(env, in, warn)
+	if !ok {
+		return
+	}
+	files := trigger.Files(in.ToolName, in.ToolInput, in.Cwd, freq.Root)
+	if len(files) == 0 {
+		return
+	}
+	if _, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: cmp.Or(in.SessionID, freq.SessionID), Runtime: rt.RunRuntime,
+		Files: files, Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets}); err != nil {
+		warn("%v", err)
+	}
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that

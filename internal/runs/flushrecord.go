@@ -220,6 +220,18 @@ func mergeFlush(old, new *Record) *Record {
 		o.Commands = slices.DeleteFunc(slices.Clone(old.Commands), known)
 		old = &o
 	}
+	// Likewise an error a tool hook recorded without its place (a command's
+	// output has no file of its own) gives way to the same error, by
+	// signature, as the flush places it: one error, not two.
+	placed := func(e Error) bool {
+		return e.File == "" && e.Line == 0 && e.Signature != "" &&
+			slices.ContainsFunc(new.Errors, func(n Error) bool { return n.Signature == e.Signature })
+	}
+	if slices.ContainsFunc(old.Errors, placed) {
+		o := *old
+		o.Errors = slices.DeleteFunc(slices.Clone(old.Errors), placed)
+		old = &o
+	}
 	return Merge(old, new)
 }
 

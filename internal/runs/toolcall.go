@@ -18,8 +18,11 @@ type ToolCallRequest struct {
 	Command   string
 	ExitCode  int
 	ErrorText string
-	Store     Store
-	Context   Context
+	// Files are the files an edit tool wrote (repository-relative, slash
+	// paths), for a call that is an edit, not a command (Command "").
+	Files   []string
+	Store   Store
+	Context Context
 	// Lock takes the workspace lock until release is called; nil means the
 	// caller holds it.
 	Lock    func(ctx context.Context) (release func(), err error)
@@ -27,9 +30,9 @@ type ToolCallRequest struct {
 }
 
 // RecordToolCall merges the command, and when it failed its error with
-// the error's signature, into the session's run record (created if need
-// be; the id a flush of the session uses), through the secret gate in
-// Redact mode as a flush does. It returns the error's signature ("" for a
+// the error's signature (or the files an edit wrote), into the session's
+// run record (created if need be; the id a flush of the session uses),
+// through the secret gate in Redact mode as a flush does. It returns the error's signature ("" for a
 // command that did not fail).
 func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
 	if req.SessionID == "" {
@@ -51,8 +54,10 @@ func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
 	if err != nil {
 		id = SessionRunID(req.Runtime, req.SessionID)
 	}
-	rec := &Record{RunID: id, SessionID: req.SessionID, Agent: Agent{Runtime: req.Runtime},
-		Commands: []Command{{Cmd: req.Command, ExitCode: req.ExitCode}}}
+	rec := &Record{RunID: id, SessionID: req.SessionID, Agent: Agent{Runtime: req.Runtime}, FilesChanged: req.Files}
+	if req.Command != "" {
+		rec.Commands = []Command{{Cmd: req.Command, ExitCode: req.ExitCode}}
+	}
 	sig := ""
 	if req.ExitCode != 0 && req.ErrorText != "" {
 		sig = signature.Of(req.ErrorText).Hash
