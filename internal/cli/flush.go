@@ -207,9 +207,11 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 	if !ws.Config.Runs.Enabled {
 		return runs.FlushRequest{}, false
 	}
+	store := runStore(ws)
+	store.Now = env.Now // the hook index's carry limit counts by the clock too
 	req := runs.FlushRequest{
 		Hook:    hook,
-		Store:   runStore(ws),
+		Store:   store,
 		Root:    ws.Root,
 		Context: runContext(env, ws, true),
 		Secrets: ws.Config.Secrets.Policy,

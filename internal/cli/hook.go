@@ -197,6 +197,7 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 		return ""
 	}
 	store := app.RunStore(ws)
+	store.Now = env.Now
 	req := runs.WarnRequest{Files: files, PlaybooksDir: ws.Path(config.PlaybooksDir), PlaybooksRel: config.PlaybooksDir}
 	// From a small index: nothing ever failed in these files is the common
 	// case, and otherwise only the runs it names are read.

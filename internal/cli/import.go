@@ -107,17 +107,17 @@ func runImport(ctx context.Context, env *Env, file string, opts importOptions) e
 		return importError(fmt.Errorf("read %s: %w", file, err))
 	}
 	backups := filepath.Join(ws.Repo.CommonDir, "memctl", "backups", "import-"+env.Now().UTC().Format("20060102T150405Z"))
+	if !opts.dryRun {
+		// Runs and playbooks written at once (all, or some before an
+		// error): the tool hooks' index is built again rather than
+		// trusted on stamps a burst of writes may leave as they were.
+		defer app.RunStore(ws).ForgetIndex()
+	}
 	res, err := archive.Import(func() (io.ReadCloser, error) { return os.Open(file) }, ws.Root, archive.ImportOptions{
 		Force: opts.force, DryRun: opts.dryRun, Starter: config.Starter(ws.Config.Tasks.Prefix), Secrets: ws.Config.Secrets.Policy,
 		BackupDir: backups})
 	if err != nil {
 		return importError(err)
-	}
-	if !opts.dryRun {
-		// Runs and playbooks written at once: the tool hooks' index is
-		// built again rather than trusted on stamps a burst of writes may
-		// leave as they were.
-		app.RunStore(ws).ForgetIndex()
 	}
 	if n := res.Count(archive.ActionOverwrite); n > 0 && !opts.dryRun {
 		rel, _ := filepath.Rel(ws.Root, backups)

@@ -36,6 +36,9 @@ type Store struct {
 	// otherwise, at once): a reader that builds the index writes it only
 	// under the lock. nil: readers never write it.
 	TryLock func() (release func(), ok bool)
+	// Now is the clock the index's carry limit also counts by; nil: the
+	// runs' own newest stamp alone.
+	Now func() time.Time
 }
 
 // Entry is a record and the file it lives in (Rel-based, slash-separated).
@@ -226,10 +229,13 @@ func (s Store) Put(r *Record, opts PutOptions) (Entry, bool, error) {
 		before = s.indexBefore(p)
 	}
 	in.SchemaVersion = SchemaVersion
+	if before != nil {
+		s.ForgetIndex() // indexPut writes it again: a Put cut short leaves none
+	}
 	if err := fsx.WriteFile(p, Encode(in), 0o644); err != nil {
 		return Entry{}, false, err
 	}
-	s.indexPut(before, created, in)
+	s.indexPut(before, p, in)
 	return Entry{Path: s.rel(p), Record: in, Redactions: redacted, file: p}, created, nil
 }
 

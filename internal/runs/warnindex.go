@@ -34,28 +34,37 @@ import (
 //     a session with no record is known to have none (SessionRunIndexed).
 //
 // The index is keyed by the stamps of the runs directory, each month's
-// directory, the playbooks directory and each playbook, which every
-// record written (atomically: a rename), added or removed, and every
-// playbook changed, changes.
+// directory, the playbooks directory and each playbook (through a link),
+// which every record written (atomically: a rename), added or removed, and
+// every playbook changed, changes.
 //
 // Only a holder of the workspace lock writes the index. A record Put
-// writes (under the lock, as Put's callers hold it) updates the index in
-// the same breath when it was current before the write and nothing but
-// that record changed meanwhile: every other stamp as it was, the
-// record's month holding as many files as it should; otherwise Put
-// removes the index. So an agent's shell command and its next edit do not
-// pay for a rebuild between them. An index built by listing the runs is
-// written only when its key was taken FineRacyWindow after the newest of
-// its stamps: a change by another program (git) in the same tick of a
-// coarse clock could leave the stamps as they were. What is left is a
-// record another program rewrites under its own name, in the same month
-// and the same moment as a write of memctl's, or any record edited in
-// place (its directory's stamp stays): an index carried from write to
+// writes (under the lock, as Put's callers hold it) is carried into the
+// index in the same breath when the index was current before the write
+// and nothing but that record changed meanwhile: every other stamp as it
+// was, the record's month holding the names it held and the record's.
+// Put removes the index file before writing the record and writes it
+// back after, so a Put cut short leaves none. So an agent's shell command
+// and its next edit do not pay for a rebuild between them. An index built
+// by listing the runs is written only when its key was taken after the
+// racy window (fsx.SettledFine: 100 ms, 2 s where the file system keeps
+// whole seconds) from the newest of its stamps: a change by another
+// program (git) in the same tick of a coarse clock could leave the stamps
+// as they were. For the same reason Put does not carry the index on a
+// file system that keeps whole seconds.
+//
+// What is left: a change another program makes in the record's month in
+// the same tick of the file system's clock as memctl's write (one tick of
+// a fine clock; none on Linux 6.13 and later, whose file systems take a
+// fine time for a change that follows a look), and a record edited in
+// place (its directory's stamp stays). An index carried from write to
 // write is built again once it is ten minutes older than the newest
-// change (carryLimit), which bounds how long such a miss lasts.
+// change or the clock (carryLimit), which bounds how long such a miss
+// lasts. memctl import and gc remove the index.
 
-// carryLimit is how far the runs may move on (their newest stamp) from the
-// index's last full build before a hook builds it again.
+// carryLimit is how far the runs may move on (their newest stamp), or the
+// clock (Store.Now), from the index's last full build before a hook builds
+// it again.
 const carryLimit = 10 * time.Minute
 
 // warnIndexVersion is part of the index's key: raised whenever its
@@ -311,6 +320,9 @@ func (s Store) readIndex(key string, newest int64) (warnIndex, bool) {
 	if !ok || idx.Key != key {
 		return warnIndex{}, false
 	}
+	if s.Now != nil {
+		newest = max(newest, s.Now().UnixNano()) // a miss carried on lasts ten minutes, writes or none
+	}
 	if newest-idx.Built > int64(carryLimit) {
 		return warnIndex{}, false
 	}
@@ -350,6 +362,7 @@ func (x warnIndex) encode() []byte {
 		b.WriteString(strings.Join(x.Runs[p], " "))
 		b.WriteByte('\n')
 	}
+	b.WriteString("end\n") // a file cut short is no index
 	return []byte(b.String())
 }
 
@@ -386,7 +399,14 @@ func decodeIndex(data []byte) (warnIndex, bool) {
 	if x.Sessions, ok = field("sessions"); !ok {
 		return x, false
 	}
-	for line := range strings.Lines(text) {
+	if raw, err := base64.StdEncoding.DecodeString(x.Sessions); err != nil || len(raw)%8 != 0 {
+		return x, false
+	}
+	body, ok := strings.CutSuffix(text, "end\n")
+	if !ok || body != "" && !strings.HasSuffix(body, "\n") {
+		return x, false
+	}
+	for line := range strings.Lines(body) {
 		p, ids, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t")
 		if !ok {
 			return x, false
@@ -439,7 +459,7 @@ func (s Store) indexStamps() (indexStamps, bool) {
 		if !stat(s.Playbooks) {
 			return st, false
 		}
-		books, err := fsx.Stamps(s.Playbooks)
+		books, err := fsx.StampsFollow(s.Playbooks) // a linked playbook is read through its link
 		if err != nil && !os.IsNotExist(err) {
 			return st, false
 		}
@@ -490,18 +510,32 @@ func (s Store) buildIndex(key string) (warnIndex, error) {
 }
 
 // putState is what Put saw of the index before writing a record: the
-// stamps, and how many entries the record's month directory held.
+// stamps, and the names the record's month directory held.
 type putState struct {
-	idx    warnIndex
-	stamps indexStamps
-	month  string // the record's month directory
-	count  int    // its entries before the write; -1: Put makes it
+	idx      warnIndex
+	stamps   indexStamps
+	month    string   // the record's month directory
+	names    []string // its names before the write, sorted
+	newMonth bool     // Put makes the month
 }
 
 // indexBefore is the index's state before Put writes the record at file:
-// nil when there is no current index to keep current.
+// nil when there is no current index to keep current. The month's names
+// are read first: a change after them shows in the stamps read next, or
+// in the names indexPut reads.
 func (s Store) indexBefore(file string) *putState {
 	if s.Index == "" {
+		return nil
+	}
+	ps := &putState{month: filepath.Dir(file)}
+	names, err := readNames(ps.month)
+	switch {
+	case err == nil:
+		slices.Sort(names)
+		ps.names = names
+	case os.IsNotExist(err):
+		ps.newMonth = true
+	default:
 		return nil
 	}
 	st, ok := s.indexStamps()
@@ -512,35 +546,28 @@ func (s Store) indexBefore(file string) *putState {
 	if !ok {
 		return nil
 	}
-	ps := &putState{idx: idx, stamps: st, month: filepath.Dir(file), count: -1}
-	names, err := readNames(ps.month)
-	switch {
-	case err == nil:
-		ps.count = len(names)
-	case !os.IsNotExist(err):
-		return nil
-	}
+	ps.idx, ps.stamps = idx, st
 	return ps
 }
 
-// indexPut carries a record Put wrote (stored, as it now is) into the
-// index, which held the runs as they were before the write (before), when
-// nothing else changed meanwhile: every stamp but the record's month's
-// (and the runs directory's, for a month the write made) as it was, and
-// the month one entry more for a new record, as many for an existing
-// one. Otherwise something else wrote too (git, at the same moment), and
-// the index is removed: the next hook builds it again. The caller holds
-// the workspace lock.
-func (s Store) indexPut(before *putState, created bool, stored *Record) {
+// indexPut carries a record Put wrote (stored, as it now is, in file)
+// into the index, which held the runs as they were before the write
+// (before; Put removed the index file before writing, so that a Put cut
+// short leaves none), when nothing else changed meanwhile: every stamp but
+// the record's month's (and the runs directory's, for a month the write
+// made) as it was, and the month's names those it had and the record's.
+// Otherwise something else wrote too (git, at the same moment), and the
+// index stays removed: the next hook builds it again. Nor is it written
+// back when the file system keeps whole seconds: a change another program
+// makes later in the same second would leave every stamp as it is. The
+// caller holds the workspace lock.
+func (s Store) indexPut(before *putState, file string, stored *Record) {
 	if before == nil {
 		return
 	}
-	// The index as indexBefore read it: under the lock, nobody else has
-	// written it since.
 	idx := before.idx
 	after, ok := s.indexStamps()
-	if !ok || !before.onlyRecord(after, created) {
-		_ = os.Remove(s.Index)
+	if !ok || after.newest%int64(time.Second) == 0 || !before.onlyRecord(after, filepath.Base(file)) {
 		return
 	}
 	idx.drop(stored.RunID)
@@ -552,11 +579,10 @@ func (s Store) indexPut(before *putState, created bool, stored *Record) {
 }
 
 // onlyRecord reports whether after differs from the stamps before only as
-// the record's write explains.
-func (ps *putState) onlyRecord(after indexStamps, created bool) bool {
-	newMonth := ps.count < 0
+// the write of the record named base explains.
+func (ps *putState) onlyRecord(after indexStamps, base string) bool {
 	extra := 0
-	if newMonth {
+	if ps.newMonth {
 		extra = 1
 	}
 	if len(after.paths) != len(ps.stamps.paths)+extra {
@@ -566,23 +592,24 @@ func (ps *putState) onlyRecord(after indexStamps, created bool) bool {
 		old, had := ps.stamps.stamps[p]
 		switch {
 		case p == ps.month:
-			if had == newMonth {
+			if had == ps.newMonth {
 				return false
 			}
 		case !had:
 			return false
-		case newMonth && p == filepath.Dir(ps.month):
+		case ps.newMonth && p == filepath.Dir(ps.month):
 			// the runs directory: the month made in it changed its stamp
 		case old != after.stamps[p]:
 			return false
 		}
 	}
-	want := max(ps.count, 0)
-	if created {
-		want++
+	want := slices.Clone(ps.names)
+	if i, found := slices.BinarySearch(want, base); !found {
+		want = slices.Insert(want, i, base)
 	}
 	names, err := readNames(ps.month)
-	return err == nil && len(names) == want
+	slices.Sort(names)
+	return err == nil && slices.Equal(names, want)
 }
 
 // readNames lists a directory's names without a stat each.

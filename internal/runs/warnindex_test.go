@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,7 +99,8 @@ func TestHookIndexFollowsWrites(t *testing.T) {
 }
 
 // A session no record carries is answered from the index alone, without
-// a listing; one a record carries under another id than the derived one
+// a listing (listings counts every List: this test and
+// TestWarnIndexedAgreesWithWarn must not run in parallel); one a record carries under another id than the derived one
 // is still found.
 func TestSessionRunIndexed(t *testing.T) {
 	s := indexedStore(t)
@@ -175,6 +178,33 @@ func TestHookIndexOtherVersionOrDamaged(t *testing.T) {
 		if err != nil || len(res.Runs) != 1 {
 			t.Errorf("%q: %+v %v", content, res, err)
 		}
+	}
+}
+
+// A current index cut short (a crash that kept the rename, not the
+// data) is no index: its key alone does not make it one.
+func TestHookIndexCutShort(t *testing.T) {
+	t.Parallel()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	waitRacyWindow()
+	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
+		t.Fatalf("no index: %v", err)
+	}
+	data, err := os.ReadFile(s.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(data), "\na.go\t")
+	if i < 0 {
+		t.Fatalf("no a.go line in\n%s", data)
+	}
+	if err := os.WriteFile(s.Index, data[:i+1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}})
+	if err != nil || len(res.Runs) != 1 {
+		t.Errorf("a.go after the index was cut short: %+v %v", res, err)
 	}
 }
 
@@ -283,7 +313,8 @@ func TestHookIndexSeesOtherWriters(t *testing.T) {
 			if err := os.WriteFile(p, Encode(rec), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s.indexPut(before, false, rec)
+			s.ForgetIndex()
+			s.indexPut(before, p, rec)
 			if !found(t, s, "git.go") {
 				t.Error("the record written during memctl's write is missed")
 			}
@@ -292,6 +323,60 @@ func TestHookIndexSeesOtherWriters(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a record removed and another added during a write", func(t *testing.T) {
+		t.Parallel()
+		s := current(t)
+		mustPut(t, s, &Record{RunID: "r-gone", StartedAt: day0, Status: StatusSuccess})
+		waitRacyWindow()
+		if !found(t, s, "a.go") || !indexCurrent(t, s) {
+			t.Fatal("no current index")
+		}
+		rec := &Record{RunID: "r-mine", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}, SchemaVersion: SchemaVersion}
+		p, _ := s.Find("r-mine")
+		gone, _ := s.Find("r-gone")
+		before := s.indexBefore(p)
+		if before == nil {
+			t.Fatal("Put would not keep the index current")
+		}
+		// git: one record out, another in, the month's count as it was
+		if err := os.Remove(gone); err != nil {
+			t.Fatal(err)
+		}
+		foreign(t, s, month, "r-git", "git.go")
+		s.ForgetIndex()
+		if err := os.WriteFile(p, Encode(rec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.indexPut(before, p, rec)
+		if !found(t, s, "git.go") {
+			t.Error("the record added while another went is missed")
+		}
+	})
+	t.Run("a linked playbook edited", func(t *testing.T) {
+		t.Parallel()
+		s := current(t)
+		elsewhere := t.TempDir()
+		writePlaybook(t, elsewhere, "eeeeeeeeeeee", "- run:r-nobody\n")
+		if err := os.MkdirAll(s.Playbooks, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(elsewhere, "eeeeeeeeeeee.md"), filepath.Join(s.Playbooks, "eeeeeeeeeeee.md")); err != nil {
+			if runtime.GOOS == "windows" {
+				t.Skip("no symbolic links here:", err)
+			}
+			t.Fatal(err)
+		}
+		mustPut(t, s, &Record{RunID: "r-linked", StartedAt: day0, Status: StatusSuccess, FilesChanged: []string{"linked.go"}})
+		waitRacyWindow()
+		req := WarnRequest{Files: []string{"linked.go"}, PlaybooksDir: s.Playbooks, PlaybooksRel: ".ledger/playbooks"}
+		if res, err := s.WarnIndexed(req); err != nil || len(res.Playbooks) != 0 || !indexCurrent(t, s) {
+			t.Fatalf("before: %+v %v", res, err)
+		}
+		writePlaybook(t, elsewhere, "eeeeeeeeeeee", "- run:r-linked\n")
+		if res, err := s.WarnIndexed(req); err != nil || len(res.Playbooks) != 1 {
+			t.Errorf("the linked playbook that now cites r-linked is missed: %+v %v", res, err)
+		}
+	})
 	t.Run("a playbook edited in place", func(t *testing.T) {
 		t.Parallel()
 		s := current(t)
@@ -362,8 +447,21 @@ func TestIndexFileRoundTrip(t *testing.T) {
 	if got, ok := decodeIndex(empty.encode()); !ok || len(got.Runs) != 0 || len(got.Cited) != 0 {
 		t.Errorf("an empty index: %+v %v", got, ok)
 	}
-	for _, bad := range []string{"", "{}", indexMagic + "\nkey k\n", indexMagic + "\nkey k\nbuilt x\ncited \nsessions \n",
-		indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \nno tab\n", indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \n\"bad\tr-1\n"} {
+	// Cut short at a line's end, or with sessions that are no set: no index.
+	full := string(x.encode())
+	if _, ok := decodeIndex([]byte(strings.TrimSuffix(full, "end\n"))); ok {
+		t.Error("an index without its end line read as an index")
+	}
+	if i := strings.LastIndex(strings.TrimSuffix(full, "end\n"), "a.go\t"); i < 0 {
+		t.Fatal("no a.go line")
+	} else if _, ok := decodeIndex([]byte(full[:i])); ok {
+		t.Error("an index cut before its last paths read as an index")
+	}
+	if _, ok := decodeIndex([]byte(strings.Replace(full, "sessions "+x.Sessions, "sessions QUFB", 1))); ok {
+		t.Error("sessions of 3 bytes read as a set")
+	}
+	for _, bad := range []string{"", "{}", indexMagic + "\nkey k\n", indexMagic + "\nkey k\nbuilt x\ncited \nsessions \nend\n",
+		indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \nno tab\nend\n", indexMagic + "\nkey k\nbuilt 1\ncited \nsessions \n\"bad\tr-1\nend\n"} {
 		if _, ok := decodeIndex([]byte(bad)); ok {
 			t.Errorf("%q read as an index", bad)
 		}
