@@ -38,7 +38,7 @@ func TestAgentExamplesAreWhatHooksInstallWrites(t *testing.T) {
 				t.Fatal("hooks install wrote nothing")
 			}
 			base := filepath.Join(examples, r.Name)
-			if os.Getenv("MEMCTL_UPDATE") != "" {
+			if updateGolden {
 				for rel, data := range written {
 					p := filepath.Join(base, filepath.FromSlash(rel))
 					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -195,6 +195,18 @@ func hookWorkspace(env *Env, cwd, lost string, warn func(string, ...any)) (*conf
 	return ws, true
 }
 
+// workspaceLock takes ws's lock as every memctl writer does, until
+// release is called.
+func workspaceLock(env *Env, ws *config.Workspace) func(context.Context) (func(), error) {
+	return func(ctx context.Context) (func(), error) {
+		l, err := env.lockAt(ctx, &ws.Config, ws.LockPath())
+		if err != nil {
+			return nil, err
+		}
+		return func() { _ = l.Release() }, nil
+	}
+}
+
 // flushRequest finds the workspace from the hook's cwd (else
 // $CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR, the working directory) and
 // says what to flush there; ok is false when there is nothing to do:
@@ -215,13 +227,7 @@ func flushRequest(env *Env, hook runtranscript.HookInput, warn func(string, ...a
 		Root:    ws.Root,
 		Context: runContext(env, ws, true),
 		Secrets: ws.Config.Secrets.Policy,
-		Lock: func(ctx context.Context) (func(), error) {
-			l, err := env.lockAt(ctx, &ws.Config, ws.LockPath())
-			if err != nil {
-				return nil, err
-			}
-			return func() { _ = l.Release() }, nil
-		},
+		Lock:    workspaceLock(env, ws),
 	}
 	if hook.SessionID == "" {
 		req.SessionID = env.Getenv("MEMCTL_SESSION_ID")

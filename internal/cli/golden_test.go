@@ -19,7 +19,13 @@ var updateGolden = os.Getenv("MEMCTL_UPDATE") == "1"
 // under MEMCTL_UPDATE=1.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
+	checkGoldenFile(t, filepath.Join("testdata", name+".golden"), got)
+}
+
+// checkGoldenFile compares got with the file at path, or writes it there
+// under MEMCTL_UPDATE=1.
+func checkGoldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if updateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

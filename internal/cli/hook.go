@@ -156,44 +156,66 @@ func hookAnswer(ctx context.Context, env *Env, rt *hooks.Runtime, event string, 
 			// with the tool's result (post-tool-use), and is not spent here.
 			return hooks.ToolOutput(rt, event, in.Event, "")
 		}
-		return hooks.ToolOutput(rt, event, in.Event, toolWarning(env, rt, in, warn))
+		return hooks.ToolOutput(rt, event, in.Event, toolHook(ctx, env, rt, in, false, warn))
 	case hooks.ActionRecord:
-		if run, ok := runtranscript.ShellCall(in, rt.Name); ok {
-			return hooks.ToolOutput(rt, event, in.Event, toolRecord(ctx, env, rt, in, run, warn))
-		}
-		// An edit, for runtimes whose pre-tool event cannot say what broke
-		// before: said with its result, once per file and session as
-		// before a tool. Not for an edit that failed: the runtime hands its
-		// model the error alone, and the warning would be spent unread.
-		if runtranscript.ToolFailed(in) {
-			return hooks.ToolOutput(rt, event, in.Event, "")
-		}
-		text := toolWarning(env, rt, in, warn)
-		toolRecordEdit(ctx, env, rt, in, warn)
-		return hooks.ToolOutput(rt, event, in.Event, text)
+		return hooks.ToolOutput(rt, event, in.Event, toolHook(ctx, env, rt, in, true, warn))
 	}
 	flushHook(ctx, env, in, rt.RunRuntime, defaultFlushTimeout, warn)
 	return hooks.FlushOutput(rt, event)
 }
 
-// toolWarning is what a pre-tool-use hook tells the agent before the tool
-// runs: the failed runs and playbooks of the files it touches that this
-// session has not been told about yet (trigger), else "".
-func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) string {
-	ws, ok := hookWorkspace(env, in.Cwd, "the tool runs without memctl's warnings", warn)
-	if !ok {
+// toolHook is what a tool event's hook tells the agent ("" for nothing),
+// in the workspace of the hook's cwd (with the runs layer on):
+//
+//   - before a tool (after false): toolWarning for the files it touches;
+//   - after a shell command: the command recorded (toolRecord), and a
+//     failure's playbook;
+//   - after an edit, for runtimes whose pre-tool event cannot say what
+//     broke before: the warning with its result, once per file and session
+//     as before a tool, and the files in the session's run record. Not for
+//     an edit that failed: the runtime hands its model the error alone,
+//     and the warning would be spent unread.
+func toolHook(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, after bool, warn func(string, ...any)) string {
+	var run runtranscript.ShellRun
+	shell := false
+	if after {
+		if run, shell = runtranscript.ShellCall(in, rt.Name); !shell && runtranscript.ToolFailed(in) {
+			return ""
+		}
+	}
+	lost := "the tool runs without memctl's warnings"
+	if shell {
+		lost = "nothing recorded"
+	}
+	ws, ok := hookWorkspace(env, in.Cwd, lost, warn)
+	if !ok || !ws.Config.Runs.Enabled {
 		return ""
+	}
+	if shell {
+		return toolRecord(ctx, env, rt, in, ws, run, warn)
 	}
 	files := trigger.Files(in.ToolName, in.ToolInput, in.Cwd, ws.Root)
 	if len(files) == 0 {
 		return ""
 	}
+	text := toolWarning(env, rt, in, ws, files, warn)
+	if after {
+		req := toolCallRequest(env, ws, rt, in)
+		req.Files = files
+		if _, err := runs.RecordToolCall(ctx, req); err != nil {
+			warn("%v", err)
+		}
+	}
+	return text
+}
+
+// toolWarning is the failed runs and playbooks of files, the files a tool
+// touches, that this session has not been told about yet (trigger), else
+// "".
+func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, ws *config.Workspace, files []string, warn func(string, ...any)) string {
 	seen := trigger.SeenFor(filepath.Join(ws.Repo.GitDir, "memctl", "triggered"), rt.Name, in.SessionID)
 	files = seen.New(files)
 	if len(files) == 0 {
-		return ""
-	}
-	if !ws.Config.Runs.Enabled {
 		return ""
 	}
 	store := app.RunStore(ws)
@@ -222,51 +244,37 @@ func toolWarning(env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn f
 // the agent (else ""). A runtime that does not pass the exit status
 // (Codex) leaves it unknown; its output is taken for a failure only when
 // it has the signature of an approved playbook: a failure memctl knows.
-func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, run runtranscript.ShellRun, warn func(string, ...any)) string {
-	freq, ok := flushRequest(env, in, warn)
-	if !ok {
-		return ""
-	}
-	books := filepath.Join(freq.Root, config.PlaybooksDir)
-	errText := ""
+func toolRecord(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, ws *config.Workspace, run runtranscript.ShellRun, warn func(string, ...any)) string {
+	books := ws.Path(config.PlaybooksDir)
+	req := toolCallRequest(env, ws, rt, in)
+	req.Command, req.ExitCode = run.Command, run.ExitCode
+	playbook := ""
 	switch {
 	case run.Failed:
-		errText = run.Output
+		req.ErrorText = run.Output
 	case run.ExitCode < 0 && run.Output != "":
-		if sig := signature.Of(run.Output).Hash; trigger.PlaybookText(books, config.PlaybooksDir, sig) != "" {
-			errText = run.Output
+		sig := signature.Of(run.Output).Hash
+		if playbook = trigger.PlaybookText(books, config.PlaybooksDir, sig); playbook != "" {
+			req.ErrorText, req.Signature = run.Output, sig
 		}
 	}
-	sid := cmp.Or(in.SessionID, freq.SessionID)
-	sig, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: sid, Runtime: rt.RunRuntime,
-		Command: run.Command, ExitCode: run.ExitCode, ErrorText: errText,
-		Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets})
+	sig, err := runs.RecordToolCall(ctx, req)
 	if err != nil {
 		warn("%v", err)
 	}
-	if sig == "" {
-		return ""
+	if sig == "" || playbook != "" {
+		return playbook
 	}
 	return trigger.PlaybookText(books, config.PlaybooksDir, sig)
 }
 
-// toolRecordEdit records the files an edit a post-tool-use hook reports
-// wrote in the session's run record (files_changed), as a flush finds
-// them in a transcript: for the runtimes whose transcript memctl does not
-// read, a failure later in the session is then tied to them.
-func toolRecordEdit(ctx context.Context, env *Env, rt *hooks.Runtime, in runtranscript.HookInput, warn func(string, ...any)) {
-	freq, ok := flushRequest(env, in, warn)
-	if !ok {
-		return
-	}
-	files := trigger.Files(in.ToolName, in.ToolInput, in.Cwd, freq.Root)
-	if len(files) == 0 {
-		return
-	}
-	if _, err := runs.RecordToolCall(ctx, runs.ToolCallRequest{SessionID: cmp.Or(in.SessionID, freq.SessionID), Runtime: rt.RunRuntime,
-		Files: files, Store: freq.Store, Context: freq.Context, Lock: freq.Lock, Secrets: freq.Secrets}); err != nil {
-		warn("%v", err)
-	}
+// toolCallRequest is the request that records a tool call of in's session
+// in ws's run store, under the workspace lock.
+func toolCallRequest(env *Env, ws *config.Workspace, rt *hooks.Runtime, in runtranscript.HookInput) runs.ToolCallRequest {
+	store := runStore(ws)
+	store.Now = env.Now
+	return runs.ToolCallRequest{SessionID: cmp.Or(in.SessionID, env.Getenv("MEMCTL_SESSION_ID")), Runtime: rt.RunRuntime,
+		Store: store, Context: runContext(env, ws, true), Lock: workspaceLock(env, ws), Secrets: ws.Config.Secrets.Policy}
 }
 
 // hookArgs reads the runtime and the event, the first two arguments that

@@ -73,16 +73,7 @@ func TestTriggeredExample(t *testing.T) {
 				got := &bytes.Buffer{}
 				env.In, env.Out, env.Err, env.StdinTTY = bytes.NewReader(in), got, &bytes.Buffer{}, false
 				Main(context.Background(), []string{"hook", rt.name, c.event}, env)
-				golden := filepath.Join(dir, c.input+".answer")
-				if os.Getenv("MEMCTL_UPDATE") != "" {
-					if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil || !bytes.Equal(got.Bytes(), want) {
-					t.Errorf("hook %s %s < %s.json:\n%s\nwant (%s.answer):\n%s", rt.name, c.event, c.input, got, c.input, want)
-				}
+				checkGoldenFile(t, filepath.Join(dir, c.input+".answer"), got.String())
 			}
 			env.Out, env.Err = &bytes.Buffer{}, &bytes.Buffer{}
 			out := run(t, env, "runs", "show", runs.SessionRunID(rt.runRuntime, rt.session), "--json")

@@ -56,45 +56,28 @@ func (rt *Runtime) WarnsBefore() bool { return rt.Name == "claude" || rt.Name ==
 //   - Cursor: {"additional_context":…} after a tool; {} otherwise.
 //   - OpenCode's plugin: the text, which it adds to the tool's result.
 func ToolOutput(rt *Runtime, event, inputEvent, text string) []byte {
-	type specific struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	}
-	envelope := func(name string) []byte {
-		return marshalLine(struct {
-			HookSpecificOutput specific `json:"hookSpecificOutput"`
-		}{specific{name, text}})
-	}
 	pre := event == PreToolUse
 	switch rt.Name {
-	case "gemini":
-		if pre || text == "" {
+	case "gemini", "cursor":
+		switch {
+		case pre || text == "":
 			return []byte("{}\n")
+		case rt.Name == "cursor":
+			return additionalContext(text)
 		}
-		return envelope("AfterTool")
-	case "cursor":
-		if pre || text == "" {
-			return []byte("{}\n")
-		}
-		return marshalLine(struct {
-			AdditionalContext string `json:"additional_context"`
-		}{text})
+		return hookSpecific("AfterTool", text)
 	case "opencode":
-		if text == "" {
-			return nil
-		}
-		return []byte(strings.TrimSuffix(text, "\n") + "\n")
-	}
-	if text == "" {
-		return nil
+		return textLine(text)
 	}
 	switch {
+	case text == "":
+		return nil
 	case pre:
-		return envelope("PreToolUse")
+		return hookSpecific("PreToolUse", text)
 	case rt.Name == "claude" && inputEvent == "PostToolUseFailure":
-		return envelope(inputEvent)
+		return hookSpecific(inputEvent, text)
 	}
-	return envelope("PostToolUse")
+	return hookSpecific("PostToolUse", text)
 }
 
 // ToolFallback is what rt's hook for a tool event prints when it gives up
@@ -116,27 +99,42 @@ func ToolFallback(rt *Runtime, event string) []byte {
 // Empty text (outside a workspace) still gives the envelope: Codex and
 // Gemini want JSON from a hook that exits 0.
 func SessionStartOutput(rt *Runtime, text string) []byte {
-	var v any
 	switch rt.Name {
 	case "opencode":
-		if text == "" {
-			return nil
-		}
-		return []byte(strings.TrimSuffix(text, "\n") + "\n")
+		return textLine(text)
 	case "cursor":
-		v = struct {
-			AdditionalContext string `json:"additional_context"`
-		}{text}
-	default:
-		type specific struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		}
-		v = struct {
-			HookSpecificOutput specific `json:"hookSpecificOutput"`
-		}{specific{"SessionStart", text}}
+		return additionalContext(text)
 	}
-	return marshalLine(v)
+	return hookSpecific("SessionStart", text)
+}
+
+// hookSpecific is {"hookSpecificOutput":{"hookEventName":event,
+// "additionalContext":text}}, the envelope Claude Code, Codex and Gemini
+// CLI read.
+func hookSpecific(event, text string) []byte {
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return marshalLine(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{event, text}})
+}
+
+// additionalContext is Cursor's {"additional_context":text}.
+func additionalContext(text string) []byte {
+	return marshalLine(struct {
+		AdditionalContext string `json:"additional_context"`
+	}{text})
+}
+
+// textLine is text as OpenCode's plugin takes it: itself, ending in one
+// line break; nothing for "".
+func textLine(text string) []byte {
+	if text == "" {
+		return nil
+	}
+	return []byte(strings.TrimSuffix(text, "\n") + "\n")
 }
 
 // FlushOutput is what rt's hook prints after a flush for event: nothing,

@@ -2,7 +2,6 @@ package prime
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"io/fs"
@@ -367,12 +366,7 @@ func (v *runsView) naming(files []string) (runs.Listing, error) {
 		}
 		l.Entries = append(l.Entries, e)
 	}
-	slices.SortFunc(l.Entries, func(a, b runs.Entry) int {
-		if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Record.RunID, b.Record.RunID)
-	})
+	slices.SortFunc(l.Entries, runs.NewestFirst)
 	return l, nil
 }
 

@@ -116,12 +116,7 @@ func (s Store) List(f Filter) (Listing, error) {
 			out.Entries = append(out.Entries, e)
 		}
 	}
-	slices.SortFunc(out.Entries, func(a, b Entry) int {
-		if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Record.RunID, b.Record.RunID)
-	})
+	slices.SortFunc(out.Entries, NewestFirst)
 	if f.Limit > 0 && len(out.Entries) > f.Limit {
 		out.Entries = out.Entries[:f.Limit]
 	}
@@ -187,6 +182,15 @@ func (s Store) scan(months []string) ([]string, []stamp, error) {
 		stamps = append(stamps, g.stamps...)
 	}
 	return names, stamps, nil
+}
+
+// NewestFirst orders entries as listings are: newest first (SortTime),
+// then by run id.
+func NewestFirst(a, b Entry) int {
+	if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Record.RunID, b.Record.RunID)
 }
 
 // SortTime is when the run started, else when it ended when its start is

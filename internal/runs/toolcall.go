@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -18,6 +19,9 @@ type ToolCallRequest struct {
 	Command   string
 	ExitCode  int
 	ErrorText string
+	// Signature is ErrorText's, when the caller has taken it already; ""
+	// takes it here.
+	Signature string
 	// Files are the files an edit tool wrote (repository-relative, slash
 	// paths), for a call that is an edit, not a command (Command "").
 	Files   []string
@@ -60,7 +64,7 @@ func RecordToolCall(ctx context.Context, req ToolCallRequest) (string, error) {
 	}
 	sig := ""
 	if req.ExitCode != 0 && req.ErrorText != "" {
-		sig = signature.Of(req.ErrorText).Hash
+		sig = cmp.Or(req.Signature, signature.Of(req.ErrorText).Hash)
 		rec.Errors = []Error{{Signature: sig, Excerpt: req.ErrorText}}
 	}
 	rec.Fill(Context{Repo: req.Context.Repo, Branch: req.Context.Branch, CommitSHA: req.Context.CommitSHA, Actor: req.Context.Actor})

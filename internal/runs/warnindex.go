@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -178,12 +177,7 @@ func (s Store) WarnIndexed(req WarnRequest) (WarnResult, error) {
 		}
 		l.Entries = append(l.Entries, e)
 	}
-	slices.SortFunc(l.Entries, func(a, b Entry) int {
-		if c := b.Record.SortTime().Compare(a.Record.SortTime()); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Record.RunID, b.Record.RunID)
-	})
+	slices.SortFunc(l.Entries, NewestFirst)
 	return WarnListed(l, req)
 }
 

@@ -27,6 +27,19 @@ func indexedStore(t *testing.T) Store {
 	return s
 }
 
+// currentIndex is an indexed store where run r-1 failed in a.go, with a
+// current index, written.
+func currentIndex(t *testing.T) Store {
+	t.Helper()
+	s := indexedStore(t)
+	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
+	waitRacyWindow()
+	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
+		t.Fatalf("no index: %v", err)
+	}
+	return s
+}
+
 // indexCurrent reports whether the index file's key is the runs' key
 // now: the next hook reads it instead of listing the runs.
 func indexCurrent(t *testing.T, s Store) bool {
@@ -185,12 +198,7 @@ func TestHookIndexOtherVersionOrDamaged(t *testing.T) {
 // data) is no index: its key alone does not make it one.
 func TestHookIndexCutShort(t *testing.T) {
 	t.Parallel()
-	s := indexedStore(t)
-	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
-	waitRacyWindow()
-	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
-		t.Fatalf("no index: %v", err)
-	}
+	s := currentIndex(t)
 	data, err := os.ReadFile(s.Index)
 	if err != nil {
 		t.Fatal(err)
@@ -407,12 +415,7 @@ func TestHookIndexSeesOtherWriters(t *testing.T) {
 // moved on carryLimit past its last full build.
 func TestHookIndexCarryLimit(t *testing.T) {
 	t.Parallel()
-	s := indexedStore(t)
-	mustPut(t, s, &Record{RunID: "r-1", StartedAt: day0, Status: StatusFailure, FilesChanged: []string{"a.go"}})
-	waitRacyWindow()
-	if _, err := s.WarnIndexed(WarnRequest{Files: []string{"a.go"}}); err != nil || !indexCurrent(t, s) {
-		t.Fatalf("no index: %v", err)
-	}
+	s := currentIndex(t)
 	st, _ := s.indexStamps()
 	idx, _ := s.readIndex(st.key(), st.newest)
 	idx.Built = st.newest - int64(carryLimit) - 1

@@ -275,6 +275,27 @@ func TestCachedGraphIsTheComputedGraph(t *testing.T) {
 	t.Fatal("no open issue to block")
 }
 
+// oldFileCached writes a generated graph of n issues (seed seed, seed+1)
+// to issues.jsonl in a new directory, its times an hour back, and builds
+// its cache: the file, the cache, the bytes written and the time set.
+func oldFileCached(t *testing.T, seed uint64, n int) (path, cache string, data []byte, old time.Time) {
+	t.Helper()
+	dir := t.TempDir()
+	path, cache = filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
+	data = taskstest.Graph(rand.New(rand.NewPCG(seed, seed+1)), n, refNow)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old = time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCached(path, cache); err != nil { // builds the cache
+		t.Fatal(err)
+	}
+	return path, cache, data, old
+}
+
 // A cache is trusted by the file's stamp (size, modification and change
 // times, inode) once it was written more than the racy window after the
 // file changed; until then the checksum decides. An edit in place whose
@@ -282,19 +303,7 @@ func TestCachedGraphIsTheComputedGraph(t *testing.T) {
 // which no call can set back: it is read.
 func TestCacheTrustByStamp(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
-	data := taskstest.Graph(rand.New(rand.NewPCG(9, 10)), 50, refNow)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadCached(path, cache); err != nil { // builds the cache
-		t.Fatal(err)
-	}
+	path, cache, data, old := oldFileCached(t, 9, 50)
 	settle := func() { // the cache written long after the file: outside every window
 		later := time.Now().Add(time.Hour)
 		if err := os.Chtimes(cache, later, later); err != nil {
@@ -802,19 +811,7 @@ func TestCacheSaveMatchesAFullSave(t *testing.T) {
 // parsed instead, and nothing reads out of bounds.
 func TestCacheEntryOutOfBoundsIsRejected(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path, cache := filepath.Join(dir, "issues.jsonl"), filepath.Join(dir, "tasks.cache")
-	data := taskstest.Graph(rand.New(rand.NewPCG(11, 12)), 60, refNow)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadCached(path, cache); err != nil {
-		t.Fatal(err)
-	}
+	path, cache, _, _ := oldFileCached(t, 11, 60)
 	good, err := os.ReadFile(cache)
 	if err != nil {
 		t.Fatal(err)
