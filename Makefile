@@ -133,7 +133,7 @@ GORELEASER_VERSION ?= v2.15.1
 release-snapshot:
 	@command -v goreleaser >/dev/null || { echo "goreleaser not found: go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)" >&2; exit 2; }
 	goreleaser release --snapshot --clean --skip=sign$(if $(shell command -v syft),,$(comma)sbom)
-	MEMCTL_RELEASE_DIST=$(abspath dist) $(GO) test ./scripts/release -run TestRelease -count=1 -v
+	MEMCTL_RELEASE_DIST=$(abspath dist) $(GO) test ./scripts/release -run TestReleaseSnapshotContents -count=1 -v
 
 clean:
 	rm -rf bin dist completions manpages

@@ -11,7 +11,7 @@ rm -rf completions manpages
 mkdir -p completions manpages
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 "$go" build -o "$tmp/memctl" ./cmd/memctl
+CGO_ENABLED=0 "$go" build -trimpath -o "$tmp/memctl" ./cmd/memctl # -trimpath: a fresh copy of the tree reuses the build cache
 "$tmp/memctl" completion bash > completions/memctl.bash
 "$tmp/memctl" completion zsh > completions/_memctl
 "$tmp/memctl" completion fish > completions/memctl.fish

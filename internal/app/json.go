@@ -58,11 +58,14 @@ func (o Object) AppendJSON(b []byte) []byte {
 // AppendKey appends key as a JSON object key, with its colon.
 func AppendKey(b []byte, key string) []byte {
 	if plainKey(key) {
-		return append(append(append(b, '"'), key...), '"', ':')
+		return append(appendQuoted(b, key), ':')
 	}
 	k, _ := json.Marshal(key)
 	return append(append(b, k...), ':')
 }
+
+// appendQuoted appends s in quotes: JSON for a string plainKey accepts.
+func appendQuoted(b []byte, s string) []byte { return append(append(append(b, '"'), s...), '"') }
 
 // plainKey reports whether key needs no escaping in JSON.
 func plainKey(key string) bool {
@@ -90,7 +93,7 @@ func appendValue(b []byte, v any) []byte {
 		return strconv.AppendBool(b, x)
 	case string:
 		if plainKey(x) {
-			return append(append(append(b, '"'), x...), '"')
+			return appendQuoted(b, x)
 		}
 	case []string:
 		if x == nil {
@@ -102,7 +105,7 @@ func appendValue(b []byte, v any) []byte {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = append(append(append(b, '"'), s...), '"')
+				b = appendQuoted(b, s)
 			}
 			return append(b, ']')
 		}
@@ -135,7 +138,9 @@ func AppendIssueObject(o Object, iss *tasks.Issue, without ...string) Object {
 }
 
 // ListObject is bd's IssueWithCounts, as ready and list print it.
-func ListObject(g *tasks.Graph, iss *tasks.Issue) Object { return AppendListObject(nil, g, iss) }
+func ListObject(g *tasks.Graph, iss *tasks.Issue) Object {
+	return AppendListObject(make(Object, 0, 32), g, iss) // as IssueObject: room for the fields and the counts
+}
 
 // AppendListObject is ListObject appended to o.
 func AppendListObject(o Object, g *tasks.Graph, iss *tasks.Issue) Object {

@@ -11,12 +11,7 @@ func indentJSON(dst, src []byte) []byte { return indentJSONAt(dst, src, 0) }
 // inner lines are indented as they would be in the whole document.
 func indentJSONAt(dst, src []byte, depth int) []byte {
 	inString, escaped := false, false
-	newline := func() {
-		dst = append(dst, '\n')
-		for range depth {
-			dst = append(dst, ' ', ' ')
-		}
-	}
+	newline := func() { dst = appendNewline(dst, depth) }
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if inString && !escaped {

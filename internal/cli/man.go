@@ -39,10 +39,10 @@ func runMan(_ context.Context, env *Env, root *cobra.Command, dir string) error 
 	n := 0
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {
-		if c.Hidden || (!c.IsAvailableCommand() && c != root) {
+		if !c.IsAvailableCommand() && c != root { // hidden ones too
 			return nil
 		}
-		name := strings.ReplaceAll(c.CommandPath(), " ", "-")
+		name := manName(c)
 		if err := fsx.WriteDerived(filepath.Join(dir, name+".1"), manPage(c)); err != nil {
 			return err
 		}
@@ -61,10 +61,13 @@ func runMan(_ context.Context, env *Env, root *cobra.Command, dir string) error 
 	return nil
 }
 
+// manName is c's page's name: memctl-hooks-install.
+func manName(c *cobra.Command) string { return strings.ReplaceAll(c.CommandPath(), " ", "-") }
+
 // manPage is c's page in man(7) format.
 func manPage(c *cobra.Command) []byte {
 	var b bytes.Buffer
-	name := strings.ReplaceAll(c.CommandPath(), " ", "-")
+	name := manName(c)
 	fmt.Fprintf(&b, ".TH %q 1 \"\" %q \"memctl manual\"\n", strings.ToUpper(name), "memctl "+Version())
 	b.WriteString(".SH NAME\n")
 	fmt.Fprintf(&b, "%s \\- %s\n", roffText(name), roffText(c.Short))
@@ -114,7 +117,7 @@ func manPage(c *cobra.Command) []byte {
 		b.WriteString(".SH SEE ALSO\n")
 		var refs []string
 		for _, s := range see {
-			refs = append(refs, `\fB`+strings.ReplaceAll(s.CommandPath(), " ", "-")+`\fR(1)`)
+			refs = append(refs, `\fB`+manName(s)+`\fR(1)`)
 		}
 		b.WriteString(strings.Join(refs, ", ") + "\n")
 	}

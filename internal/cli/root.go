@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -28,45 +30,35 @@ type build struct {
 	Dirty   bool   // built from a working tree with changes
 }
 
-// readBuild reads the build: the linker's stamps first, then what the Go
-// toolchain recorded (debug.ReadBuildInfo): the module version of `go
-// install …@version` (a pseudo-version names its commit), and for a build
-// in a git checkout the commit and whether the tree was modified.
-func readBuild() build {
+// readBuild reads the build, once a process (every command's start asks
+// for the version): the linker's stamps first, then what the Go toolchain
+// recorded (debug.ReadBuildInfo): the module version of `go install
+// …@version` (a pseudo-version names its commit), and for a build in a
+// git checkout the commit and whether the tree was modified.
+var readBuild = sync.OnceValue(func() build {
 	bi, _ := debug.ReadBuildInfo()
 	return buildFrom(bi, version, commit)
-}
+})
 
 // buildFrom is readBuild over the toolchain's record bi (nil: none) and
 // the linker's stamps.
 func buildFrom(bi *debug.BuildInfo, version, commit string) build {
 	b := build{Version: version, Commit: commit}
-	if bi == nil {
-		return finishBuild(b)
-	}
-	if b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		b.Version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			if b.Commit == "" {
-				b.Commit = s.Value
-			}
-		case "vcs.modified":
-			b.Dirty = s.Value == "true"
+	if bi != nil {
+		if b.Version == "" && bi.Main.Version != "(devel)" {
+			b.Version = bi.Main.Version
 		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Commit = cmp.Or(b.Commit, s.Value)
+			case "vcs.modified":
+				b.Dirty = s.Value == "true"
+			}
+		}
+		b.Commit = cmp.Or(b.Commit, pseudoVersionCommit(b.Version))
 	}
-	if b.Commit == "" {
-		b.Commit = pseudoVersionCommit(b.Version)
-	}
-	return finishBuild(b)
-}
-
-func finishBuild(b build) build {
-	if b.Version == "" {
-		b.Version = "dev"
-	}
+	b.Version = cmp.Or(b.Version, "dev")
 	return b
 }
 
