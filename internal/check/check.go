@@ -348,8 +348,9 @@ func (r *Report) checkIssues(ws *config.Workspace, opts Options) error {
 		if opts.CleanLines != "" {
 			known = loadCleanLines(opts.CleanLines)
 		}
-		text, clean, textErr = checkIssuesText(config.IssuesFile, data, known, opts.CleanLines != "")
-		if textErr == nil && opts.CleanLines != "" && (known == nil || known.keys != len(clean) || !known.hasAll(clean)) {
+		var newClean bool
+		text, clean, newClean, textErr = checkIssuesText(config.IssuesFile, data, known, opts.CleanLines != "")
+		if textErr == nil && opts.CleanLines != "" && (known == nil || known.keys != len(clean) || newClean) {
 			saveCleanLines(opts.CleanLines, clean)
 		}
 	}()

@@ -89,16 +89,6 @@ func (c *cleanLines) has(key uint64) bool {
 	return false
 }
 
-// hasAll reports whether the table holds every one of keys.
-func (c *cleanLines) hasAll(keys []uint64) bool {
-	for _, k := range keys {
-		if !c.has(k) {
-			return false
-		}
-	}
-	return true
-}
-
 // saveCleanLines writes a table of keys to path, atomically; failure
 // only costs the next check its speed.
 func saveCleanLines(path string, keys []uint64) {

@@ -82,8 +82,9 @@ func factAt(f *ledger.File, n int) string {
 // JSON line holds no newline, so no secret spans two) and its text fields
 // for control characters. With known (the lines an earlier check found
 // clean, or nil for none) it scans only the other lines; remember asks for
-// the keys of the lines found clean now, for the next check.
-func checkIssuesText(file string, data []byte, known *cleanLines, remember bool) (out []Finding, clean []uint64, err error) {
+// the keys of the lines found clean now, for the next check, and whether
+// any of them is new (a line scanned and found clean).
+func checkIssuesText(file string, data []byte, known *cleanLines, remember bool) (out []Finding, clean []uint64, newClean bool, err error) {
 	// data is the file as fsx.ReadMapped returned it, never written
 	// after: a view of it as a string saves copying megabytes (and, for
 	// a mapping, faulting the copy's pages in).
@@ -93,7 +94,7 @@ func checkIssuesText(file string, data []byte, known *cleanLines, remember bool)
 	}
 	if !remember {
 		out, err = scanIssueLines(file, text, nil)
-		return out, nil, err
+		return out, nil, false, err
 	}
 	// The lines to scan: every line not known clean, joined, with each
 	// one's number in the file.
@@ -116,18 +117,22 @@ func checkIssuesText(file string, data []byte, known *cleanLines, remember bool)
 		out, err = scanIssueLines(file, strings.Join(todo, "\n"), at)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	dirty := map[int]bool{}
 	for _, f := range out {
-		dirty[f.Line] = true
+		if f.Line > 0 {
+			dirty[f.Line] = true
+		}
 	}
 	for i, k := range keys {
 		if !dirty[i+1] {
 			clean = append(clean, k)
 		}
 	}
-	return out, clean, nil
+	// Every dirty line was scanned (a known line is not): a scanned line
+	// more than there are dirty ones came out clean.
+	return out, clean, len(todo) > len(dirty), nil
 }
 
 // scanIssueLines scans lines of issues.jsonl joined in text; line i of

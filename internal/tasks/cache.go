@@ -185,8 +185,8 @@ func Vouched(data []byte, stamp fsx.Stamp, cachePath string) (int, bool) {
 	if err != nil || !cacheMatches(c, cfi, data, stamp, cachePath) {
 		return 0, false
 	}
-	v, ok := viewCache(c)
-	if !ok || !v.check(len(data)) {
+	v, ok := soundView(c, len(data))
+	if !ok {
 		return 0, false
 	}
 	return v.nRecs, true
@@ -1004,11 +1004,21 @@ type cacheBase struct {
 	issues []*Issue // each record's issue as read (nil: none)
 }
 
+// soundView is the view of the cache c when it is sound for a file of n
+// bytes: its sections and every entry within bounds.
+func soundView(c []byte, n int) (*cacheView, bool) {
+	v, ok := viewCache(c)
+	if !ok || !v.check(n) {
+		return nil, false
+	}
+	return v, true
+}
+
 // decodeCache opens a store over the cache c of data. Nothing is decoded
 // until it is asked for.
 func decodeCache(c, data []byte) (*Store, bool) {
-	v, ok := viewCache(c)
-	if !ok || !v.check(len(data)) {
+	v, ok := soundView(c, len(data))
+	if !ok {
 		return nil, false
 	}
 	s := &Store{lf: v.flags&flagCRLF == 0, bom: v.flags&flagBOM != 0,
